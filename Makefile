@@ -1,0 +1,44 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11:
+#   make book   create .venv if missing, install requirements, build the book at paper scale
+#   make test   same set-up, run the whole test suite (includes a quick-scale book build)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+JOBS ?= 2
+
+.PHONY: book test venv quick-book figures bench clean
+
+$(STAMP): requirements.txt requirements-test.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Build the whole book at paper scale into _build/html.
+book: $(STAMP)
+	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/python -m dpolearn run --all --scale paper --jobs $(JOBS) --quiet
+	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going \
+		|| { cat _build/html/reports/*.err.log 2>/dev/null; exit 1; }
+	@test -f _build/html/index.html && echo "book: _build/html/index.html"
+
+## Build the book at quick scale into _build/quick/_build/html (what CI checks).
+quick-book: $(STAMP)
+	DPOLEARN_SCALE=quick DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going \
+		--path-output _build/quick
+
+## Run every test (unit, statistical, privacy, and the quick-scale book build).
+test: $(STAMP)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+
+## Regenerate every figure and table at paper scale under results/.
+figures: $(STAMP)
+	$(BIN)/python -m dpolearn run --all --scale paper --jobs $(JOBS) --out results
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
+
+clean:
+	rm -rf _build

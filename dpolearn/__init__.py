@@ -1,0 +1,26 @@
+"""dpolearn: differentially private online learning, executable.
+
+Algorithms, privacy mechanisms, accountants, lower bounds and experiments of five papers on
+private bandits and private online learning, batched over runs for fast simulation.
+
+dpolearn is for simulation and teaching. Its samplers are numpy's floating-point ones, which
+are not hardened against floating-point attacks on the Laplace mechanism (Mironov 2012);
+do not use it to protect real data.
+"""
+from . import accounting, bandits, envs, experiments, fullinfo, mechanisms, plotting
+from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
+from .bandits import KLUCB, UCB1, BetaTS, GaussianTS, UniformPlay
+from .envs import BernoulliBandit, BernoulliExperts, FixedSequence, GaussianBandit
+from .fullinfo import FTL, Hedge
+from .policy import Policy
+from .simulate import Result, make_checkpoints, simulate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "accounting", "bandits", "envs", "experiments", "fullinfo", "mechanisms", "plotting",
+    "PureDP", "ApproxDP", "GaussianDP", "NotPrivate",
+    "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",
+    "BernoulliBandit", "GaussianBandit", "BernoulliExperts", "FixedSequence",
+    "Policy", "Result", "simulate", "make_checkpoints",
+]

@@ -1,0 +1,179 @@
+"""Privacy guarantees as data, and the rules that compose and convert them.
+
+Every private object in :mod:`dpolearn` exposes a ``guarantee`` property returning one of the
+frozen records below. This module composes them:
+
+* :func:`compose` -- basic (sequential) composition: epsilons and deltas add, GDP mus add in
+  quadrature;
+* :func:`advanced_composition` -- the k-fold advanced composition theorem for (eps, delta)-DP.
+
+All records use the event-level neighbouring relation of the book: two reward streams are
+neighbours when they differ in the reward vector of exactly one round.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+
+from ._validation import check_delta, check_epsilon, check_positive, check_positive_int
+
+__all__ = [
+    "PureDP",
+    "ApproxDP",
+    "GaussianDP",
+    "NotPrivate",
+    "Guarantee",
+    "compose",
+    "advanced_composition",
+]
+
+
+def _fmt(value) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=6, separator=", ")
+    return f"{value:.6g}"
+
+
+def _check_nonnegative(name, value):
+    """Guarantee records admit 0 (a data-independent output) and inf."""
+    arr = np.asarray(value, dtype=float)
+    if np.any(arr == 0):
+        if np.any(np.isnan(arr) | (arr < 0)):
+            raise ValueError(f"{name} must be >= 0, got {value!r}")
+        return float(arr) if arr.ndim == 0 else arr
+    return check_epsilon(value, name=name, allow_inf=True)
+
+
+@dataclass(frozen=True, repr=False)
+class PureDP:
+    """Pure epsilon-differential privacy (delta = 0).
+
+    ``epsilon`` is a float, or an array with one entry per run for batched sweeps.
+    """
+
+    epsilon: Union[float, np.ndarray]
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", _check_nonnegative("epsilon", self.epsilon))
+
+    def __repr__(self) -> str:
+        return f"PureDP(epsilon={_fmt(self.epsilon)})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PureDP) and np.array_equal(self.epsilon, other.epsilon)
+
+    @property
+    def delta(self) -> float:
+        return 0.0
+
+
+@dataclass(frozen=True, repr=False)
+class ApproxDP:
+    """(epsilon, delta)-differential privacy."""
+
+    epsilon: Union[float, np.ndarray]
+    delta: Union[float, np.ndarray]
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, allow_inf=True))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+    def __repr__(self) -> str:
+        return f"ApproxDP(epsilon={_fmt(self.epsilon)}, delta={_fmt(self.delta)})"
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, ApproxDP) and np.array_equal(self.epsilon, other.epsilon)
+                and np.array_equal(self.delta, other.delta))
+
+
+@dataclass(frozen=True, repr=False)
+class GaussianDP:
+    """mu-Gaussian differential privacy (Dong, Roth and Su 2022).
+
+    Distinguishing two neighbouring inputs is at least as hard as telling N(0, 1) from
+    N(mu, 1).
+    """
+
+    mu: Union[float, np.ndarray]
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", check_positive("mu", self.mu, allow_inf=True))
+
+    def __repr__(self) -> str:
+        return f"GaussianDP(mu={_fmt(self.mu)})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GaussianDP) and np.array_equal(self.mu, other.mu)
+
+
+@dataclass(frozen=True)
+class NotPrivate:
+    """No privacy guarantee (non-private baselines)."""
+
+    def __repr__(self) -> str:
+        return "NotPrivate()"
+
+
+Guarantee = Union[PureDP, ApproxDP, GaussianDP, NotPrivate]
+
+
+def compose(*guarantees: Guarantee) -> Guarantee:
+    """Basic sequential composition of several guarantees on the same data.
+
+    Pure and approximate DP compose by adding epsilons and deltas; mu-GDP composes to
+    sqrt(sum mu_i^2) (Dong, Roth and Su 2022, Corollary 3.3). Mixing GDP with (eps, delta)
+    records is refused: convert first.
+
+    >>> compose(PureDP(0.5), PureDP(0.25))
+    PureDP(epsilon=0.75)
+    >>> compose(GaussianDP(3.0), GaussianDP(4.0))
+    GaussianDP(mu=5)
+    """
+    if not guarantees:
+        raise ValueError("compose needs at least one guarantee, got none")
+    for g in guarantees:
+        if not isinstance(g, (PureDP, ApproxDP, GaussianDP, NotPrivate)):
+            raise TypeError(f"guarantees must be PureDP, ApproxDP, GaussianDP or NotPrivate, got {g!r}")
+    if any(isinstance(g, NotPrivate) for g in guarantees):
+        return NotPrivate()
+    if all(isinstance(g, GaussianDP) for g in guarantees):
+        return GaussianDP(mu=np.sqrt(sum(np.square(g.mu) for g in guarantees)))
+    if any(isinstance(g, GaussianDP) for g in guarantees):
+        raise ValueError("cannot compose GaussianDP with (eps, delta) records directly; "
+                         "convert with dpolearn.accounting first")
+    epsilon = sum(g.epsilon for g in guarantees)
+    delta = sum(g.delta for g in guarantees)
+    if np.all(np.asarray(delta) == 0):
+        return PureDP(epsilon=epsilon)
+    return ApproxDP(epsilon=epsilon, delta=np.minimum(delta, np.nextafter(1.0, 0.0)))
+
+
+def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: float) -> ApproxDP:
+    r"""k-fold adaptive composition of an (epsilon, delta)-DP mechanism (advanced composition).
+
+    Returns (eps', k delta + delta') with
+    :math:`\varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon + k\varepsilon(e^\varepsilon - 1)`.
+
+    References
+    ----------
+    Dwork, Rothblum and Vadhan (2010); Dwork and Roth (2014), Theorem 3.20.
+
+    >>> round(advanced_composition(0.1, 0.0, 100, 1e-5).epsilon, 4)
+    5.8502
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    k = check_positive_int("k", k)
+    delta_prime = check_probability_open("delta_prime", delta_prime)
+    eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
+                 + k * epsilon * math.expm1(epsilon))
+    return ApproxDP(epsilon=eps_total, delta=min(k * delta + delta_prime, math.nextafter(1.0, 0.0)))
+
+
+def check_probability_open(name: str, value) -> float:
+    from ._validation import check_probability
+
+    return check_probability(name, value, open_low=True, open_high=True)

@@ -1,0 +1,7 @@
+"""Privacy mechanisms, each usable on its own and each stating its guarantee as data."""
+from .gaussian import GaussianMechanism
+from .laplace import LaplaceMechanism
+from .noisy_max import NOISE_FAMILIES, ExponentialMechanism, ReportNoisyMax
+
+__all__ = ["LaplaceMechanism", "GaussianMechanism", "ReportNoisyMax", "ExponentialMechanism",
+           "NOISE_FAMILIES"]
