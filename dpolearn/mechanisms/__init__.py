@@ -1,7 +1,8 @@
 """Privacy mechanisms, each usable on its own and each stating its guarantee as data."""
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
+from .lazy_mean import LazyDoublingPrivateMean, lazy_schedule
 from .noisy_max import NOISE_FAMILIES, ExponentialMechanism, ReportNoisyMax
 
 __all__ = ["LaplaceMechanism", "GaussianMechanism", "ReportNoisyMax", "ExponentialMechanism",
-           "NOISE_FAMILIES"]
+           "NOISE_FAMILIES", "LazyDoublingPrivateMean", "lazy_schedule"]
