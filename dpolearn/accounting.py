@@ -177,3 +177,14 @@ def check_probability_open(name: str, value) -> float:
     from ._validation import check_probability
 
     return check_probability(name, value, open_low=True, open_high=True)
+
+
+# Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
+# dpolearn/gdp.py (issue 6); re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
+from .gdp import (gaussian_mechanism_gdp, gdp_compose, gdp_delta, gdp_epsilon,  # noqa: E402
+                  gdp_epsilon_from_log_delta, gdp_log_delta, gdp_to_approx, gdp_to_renyi,
+                  gdp_to_zcdp, pure_dp_to_gdp, tradeoff_eps_delta, tradeoff_gaussian)
+
+__all__ += ["tradeoff_gaussian", "tradeoff_eps_delta", "gaussian_mechanism_gdp", "gdp_compose",
+            "gdp_delta", "gdp_log_delta", "gdp_epsilon", "gdp_epsilon_from_log_delta",
+            "gdp_to_approx", "pure_dp_to_gdp", "gdp_to_zcdp", "gdp_to_renyi"]
