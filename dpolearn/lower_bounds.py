@@ -254,9 +254,10 @@ def dp_fano_error_bound(n_arms: int, n_samples, epsilon, tv):
     n = _check_real_at_least("n_samples", n_samples, 0.0)
     eps = check_epsilon(epsilon, allow_inf=True)
     tv = _check_gap("tv", tv, 0.0, 1.0, high_closed=True)
-    expo = 10.0 * np.asarray(eps) * np.asarray(n) * np.asarray(tv)
-    with np.errstate(invalid="ignore"):
-        expo = np.where(np.asarray(n) == 0, 0.0, expo)       # inf * 0: no samples, no information
+    n_arr = np.asarray(n, dtype=float)
+    # n = 0 carries no information even when epsilon = inf (avoid inf * 0)
+    eps_n = np.where(n_arr == 0, 0.0, np.asarray(eps) * np.where(n_arr == 0, 1.0, n_arr))
+    expo = 10.0 * eps_n * np.asarray(tv)
     log_term = math.log(K - 1) - expo
     out = 0.45 * np.exp(np.minimum(0.0, log_term))
     return float(out) if np.ndim(out) == 0 else out
