@@ -1,0 +1,409 @@
+"""Fast exact simulation and exact regret of RNM-FTNL (Wu and Wang 2025; spec 003 Sections 2-3).
+
+RNM-FTNL's actions depend only on the epoch decisions J_0, J_1, ..., and each J_r depends only
+on the loss sums G_r of epoch r. So a simulation can draw G_r directly instead of looping over
+the 2^(r-1) rounds of the epoch:
+
+* with Bernoulli resampling (B = 1) on any product instance, G_{r,j} ~ Binomial(n_r, mu_j);
+* without it (B = 0) on two-point losses (a_j w.p. 1 - p_j, b_j w.p. p_j),
+  G_{r,j} = n_r a_j + (b_j - a_j) Binomial(n_r, p_j); deterministic losses are the case a = b.
+
+This costs O(K) per epoch, so horizons like T = 2^30 take milliseconds. In the deterministic
+setting the expected regret is even available exactly (no Monte Carlo) from the selection
+probabilities of report-noisy-max, computed here for each noise family.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy import special
+
+from .._validation import (as_rng, check_choice, check_epsilon, check_means, check_positive_int,
+                           check_probability)
+from ..mechanisms.noisy_max import NOISE_FAMILIES
+from .rnm_ftnl import SCALE_FACTORS, RNMFTNL, n_epochs
+
+__all__ = ["TwoPointLosses", "epoch_loss_sums", "simulate_epochs", "simulate_policy_epochs",
+           "rnm_probabilities", "exact_regret_deterministic", "noise_difference_sf",
+           "two_action_probability", "privacy_loss_two_actions"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Instances
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TwoPointLosses:
+    """Product instance whose loss j is ``high[j]`` with probability ``p_high[j]``, else ``low[j]``.
+
+    Bernoulli losses are ``low = 0, high = 1``; deterministic losses are ``low = high``.
+    Arrays have shape (K,) or (n_runs, K).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    p_high: np.ndarray
+
+    def __post_init__(self):
+        low = check_means(self.low, name="low")
+        high = check_means(self.high, name="high")
+        p = check_probability("p_high", np.asarray(self.p_high, dtype=float))
+        p = np.broadcast_to(np.asarray(p, dtype=float), np.broadcast_shapes(low.shape, high.shape,
+                                                                             np.shape(p)))
+        if np.any(high < low):
+            raise ValueError(f"high must be >= low, got high={high!r}, low={low!r}")
+        object.__setattr__(self, "low", np.broadcast_to(low, p.shape))
+        object.__setattr__(self, "high", np.broadcast_to(high, p.shape))
+        object.__setattr__(self, "p_high", p)
+
+    @classmethod
+    def bernoulli(cls, means) -> "TwoPointLosses":
+        m = check_means(means)
+        return cls(np.zeros_like(m), np.ones_like(m), m)
+
+    @classmethod
+    def deterministic(cls, means) -> "TwoPointLosses":
+        m = check_means(means)
+        return cls(m, m, np.zeros_like(m))
+
+    @property
+    def means(self) -> np.ndarray:
+        return self.low + (self.high - self.low) * self.p_high
+
+    @property
+    def n_arms(self) -> int:
+        return self.p_high.shape[-1]
+
+
+def epoch_loss_sums(instance: TwoPointLosses, n: int, resample: bool, n_runs: int,
+                    rng) -> np.ndarray:
+    """One epoch's loss sums G_r of n rounds, shape (n_runs, K), exact in distribution."""
+    shape = (n_runs, instance.n_arms)
+    if resample:      # each resampled coordinate is Bernoulli(mu_j), independent over rounds
+        return rng.binomial(n, np.broadcast_to(instance.means, shape)).astype(float)
+    low = np.broadcast_to(instance.low, shape)
+    spread = np.broadcast_to(instance.high - instance.low, shape)
+    k = rng.binomial(n, np.broadcast_to(instance.p_high, shape))
+    return n * low + spread * k
+
+
+# ---------------------------------------------------------------------------------------------
+# Epoch-level simulator
+# ---------------------------------------------------------------------------------------------
+def _run_epochs(policy: RNMFTNL, draw_sums, gaps, horizon, ck, n_runs):
+    """Shared loop: ``policy`` is already reset (``J_`` = J_0); ``draw_sums(n)`` gives G_r."""
+    rows = np.arange(n_runs)
+    regret = np.empty((n_runs, len(ck)))
+    pulls = np.zeros((n_runs, gaps.shape[1]), dtype=np.int64)
+    running = np.zeros(n_runs)
+    for r in range(1, n_epochs(horizon) + 1):
+        first, last = 2 ** (r - 1), min(2 ** r - 1, horizon)
+        gap = gaps[rows, policy.J_]                          # epoch r plays J_{r-1}
+        inside = (ck >= first) & (ck <= last)
+        if inside.any():
+            regret[:, inside] = running[:, None] + np.outer(gap, ck[inside] - first + 1)
+        n_eff = last - first + 1
+        running += n_eff * gap
+        pulls[rows, policy.J_] += n_eff
+        if last < horizon:                                   # J_r is needed: draw G_r
+            policy.J_ = policy.noisy_leader(draw_sums(2 ** (r - 1)))
+    return regret, pulls
+
+
+def simulate_epochs(policy: RNMFTNL, instance: TwoPointLosses, horizon: int, n_runs: int = 1,
+                    seed=0, *, checkpoints="log"):
+    """Epoch-level simulation of an RNM-FTNL policy on a two-point (or Bernoulli) instance.
+
+    Parameters
+    ----------
+    policy : RNMFTNL
+        Any configuration (NaiveFTNL too).
+    instance : TwoPointLosses
+        Loss distributions; gaps are taken w.r.t. the smallest mean loss.
+    horizon, n_runs : int
+    seed : int or SeedSequence
+        Data and policy draw from two independent child streams.
+    checkpoints : see :func:`dpolearn.make_checkpoints`
+
+    Returns
+    -------
+    Result
+        As :func:`dpolearn.simulate` would return for the round-by-round policy.
+    """
+    from ..simulate import Result, make_checkpoints
+
+    if not isinstance(policy, RNMFTNL):
+        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
+    if not isinstance(instance, TwoPointLosses):
+        raise TypeError(f"instance must be a TwoPointLosses, got {instance!r}")
+    horizon = check_positive_int("horizon", horizon)
+    n_runs = check_positive_int("n_runs", n_runs)
+    ck = make_checkpoints(horizon, checkpoints)
+    seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    data_rng, policy_rng = (np.random.default_rng(s) for s in seq.spawn(2))
+    policy.reset(n_runs, instance.n_arms, policy_rng)
+    means = np.broadcast_to(instance.means, (n_runs, instance.n_arms))
+    gaps = means - means.min(axis=1, keepdims=True)
+    regret, pulls = _run_epochs(
+        policy, lambda n: epoch_loss_sums(instance, n, policy.resample, n_runs, data_rng),
+        gaps, horizon, ck, n_runs)
+    return Result(regret=regret, checkpoints=ck, pulls=pulls, label=policy.label,
+                  horizon=horizon, n_runs=n_runs, seed=seed, params=policy.params(),
+                  guarantee=policy.guarantee)
+
+
+def simulate_policy_epochs(policy: RNMFTNL, env, horizon, ck, n_runs):
+    """The ``simulate_fast`` hook: epoch-level on Bernoulli experts, else the per-round loop.
+
+    On :class:`~dpolearn.envs.BernoulliExperts` resampling changes nothing in law (a Bernoulli
+    loss resampled is the same Bernoulli), and G_{r,j} ~ Binomial(n_r, mu_j) either way. The
+    environment's generator draws the sums and the policy's generator the noise.
+    """
+    from ..envs import BernoulliExperts
+    from ..simulate import _loop_full
+
+    if type(env) is not BernoulliExperts:
+        return _loop_full(policy, env, horizon, ck, n_runs, False)
+    mu = np.ascontiguousarray(env.loss_means_for(n_runs))
+    gaps = mu - mu.min(axis=1, keepdims=True)
+    return _run_epochs(policy, lambda n: env._rng.binomial(n, mu).astype(float), gaps,
+                       horizon, ck, n_runs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact selection probabilities of report-noisy-max (spec 003 Section 3.2)
+# ---------------------------------------------------------------------------------------------
+def _gauss_legendre_pieces(edges, nodes_per_piece):
+    x, w = np.polynomial.legendre.leggauss(nodes_per_piece)
+    a, b = np.asarray(edges[:-1]), np.asarray(edges[1:])
+    half = (b - a)[:, None] / 2
+    return ((a + b)[:, None] / 2 + half * x).ravel(), (half * w).ravel()
+
+
+def _laplace_logcdf(z):
+    return np.where(z < 0, np.log(0.5) + np.minimum(z, 0), np.log1p(-0.5 * np.exp(-np.abs(z))))
+
+
+def rnm_probabilities(scores, noise: str = "laplace", beta: float = 1.0) -> np.ndarray:
+    r"""Exact P[argmax_j (u_j + Q_j) = i] for i.i.d. noise Q(beta), shape (K,).
+
+    * Gumbel: softmax(u / beta) (the exponential mechanism).
+    * Exponential: with p_i = exp((u_i - max u) / beta),
+      :math:`P(j) = p_j \int_0^1 \prod_{i \ne j} (1 - p_i t)\,dt` (permute-and-flip), by
+      Gauss-Legendre on geometric sub-intervals of [0, 1].
+    * Laplace: :math:`P(j) = \int q(x - u_j) \prod_{i\ne j} F(x - u_i)\,dx` by composite
+      Gauss-Legendre between the kinks, in log space.
+
+    Equal scores are grouped, so instances with few distinct scores and huge K are cheap;
+    actions more than 90 beta below the best are given probability 0 (< e^-90). ``beta = 0``
+    is the noiseless argmax (lowest index among ties).
+    """
+    u = np.asarray(scores, dtype=float)
+    if u.ndim != 1 or u.size < 2:
+        raise ValueError(f"scores must be a 1-D array with K >= 2 entries, got shape {u.shape}")
+    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    if beta == 0:
+        out = np.zeros(u.size)
+        out[np.argmax(u)] = 1.0
+        return out
+    vals, inv, counts = np.unique(u, return_inverse=True, return_counts=True)
+    x = (vals - vals.max()) / float(beta)                    # standardised, max = 0
+    if noise == "gumbel":
+        return np.exp(x[inv] - special.logsumexp(x, b=counts))
+    keep = x > -90.0
+    xk, ck = x[keep], counts[keep]
+    per_member = np.zeros(vals.size)
+    if noise == "exponential":
+        edges = np.concatenate([[0.0], 2.0 ** np.arange(-60, 1)])
+        t, w = _gauss_legendre_pieces(edges, 24)
+        p = np.exp(xk)
+        idx = np.flatnonzero(keep)
+        total = np.zeros(t.size)                             # log prod_i (1 - p_i t)^{c_i}
+        for s in range(0, xk.size, 512):
+            total += np.log1p(-np.outer(t, p[s:s + 512])) @ ck[s:s + 512]
+        for s in range(0, xk.size, 512):
+            own = np.log1p(-np.outer(t, p[s:s + 512]))      # leave one member out
+            per_member[idx[s:s + 512]] = p[s:s + 512] * (w @ np.exp(total[:, None] - own))
+    else:                                                    # Laplace
+        kinks = np.unique(np.clip(xk, -45.0, 45.0))
+        coarse = np.unique(np.concatenate([[-45.0, 45.0], kinks]))
+        fine = [np.linspace(a, b, max(2, int(np.ceil((b - a) / 0.5)) + 1))
+                for a, b in zip(coarse[:-1], coarse[1:])]
+        edges = np.unique(np.concatenate(fine))
+        y, w = _gauss_legendre_pieces(edges, 8)
+        total = np.zeros(y.size)
+        for s in range(0, xk.size, 512):
+            total += _laplace_logcdf(y[:, None] - xk[None, s:s + 512]) @ ck[s:s + 512]
+        for s in range(0, xk.size, 512):
+            z = y[:, None] - xk[None, s:s + 512]
+            log_integrand = np.log(0.5) - np.abs(z) - _laplace_logcdf(z) + total[:, None]
+            per_member[np.flatnonzero(keep)[s:s + 512]] = w @ np.exp(log_integrand)
+    probs = per_member[inv]
+    return probs / probs.sum()
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact expected regret in the deterministic setting (spec 003 Section 2.4)
+# ---------------------------------------------------------------------------------------------
+def _scale_factor(scale, noise):
+    if isinstance(scale, str):
+        return SCALE_FACTORS[check_choice("scale", scale, tuple(SCALE_FACTORS))][noise]
+    return float(scale)
+
+
+def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale="strict",
+                               horizon=None, first_action: str = "uniform",
+                               tol: float = 1e-12, max_epochs: int = 400):
+    r"""Exact expected pseudo-regret of RNM-FTNL (B = 0) when every loss vector equals ``means``.
+
+    With p_m = P[J_m = .], p_0 uniform (or a point mass on action 0) and, for m >= 1,
+    p_m = RNM probabilities of the scores -2^(m-1) mu at scale beta = c / epsilon:
+
+    .. math:: R(T) = \sum_{r=1}^{R(T)} n_r^{\rm eff}(T) \sum_j \Delta_j p_{r-1}(j), \qquad
+              R(\infty) = \bar\Delta + \sum_{m\ge1} 2^m \sum_j \Delta_j p_m(j).
+
+    Parameters
+    ----------
+    means : array-like of shape (K,)
+        The deterministic losses.
+    epsilon : float
+        Privacy parameter (> 0, may be inf).
+    noise : {"laplace", "exponential", "gumbel"}
+    scale : {"strict", "wu2025", "hu2021"} or float
+        As in :class:`~dpolearn.fullinfo.RNMFTNL`.
+    horizon : int or array of ints, optional
+        If omitted, the limit R(infinity) (the series is summed until its terms fall below
+        ``tol``).
+    first_action : {"uniform", "first"}
+
+    Returns
+    -------
+    float or ndarray
+        R(infinity), or R(T) for each horizon.
+
+    References
+    ----------
+    Wu and Wang (2025), Section 4 (deterministic setting) and Theorem 11.
+
+    Examples
+    --------
+    >>> round(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="gumbel"), 3)
+    3.583
+    """
+    mu = check_means(means)
+    if mu.ndim != 1:
+        raise ValueError(f"means must have shape (K,), got shape {mu.shape}")
+    epsilon = float(check_epsilon(epsilon, allow_inf=True))
+    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    first_action = check_choice("first_action", first_action, ("uniform", "first"))
+    beta = _scale_factor(scale, noise) / epsilon
+    delta = mu - mu.min()
+    e0 = delta.mean() if first_action == "uniform" else delta[0]
+
+    def expected_gap(m):                                   # E[Delta_{J_m}], m >= 1
+        return float(delta @ rnm_probabilities(-(2.0 ** (m - 1)) * delta, noise, beta))
+
+    if horizon is None:
+        total, prev = e0, np.inf
+        for m in range(1, max_epochs + 1):
+            term = 2.0 ** m * expected_gap(m)
+            total += term
+            if term < tol * max(1.0, total) and term <= prev:
+                return total
+            prev = term
+        raise RuntimeError(f"series did not converge within max_epochs={max_epochs}")
+    T = np.atleast_1d(np.asarray(horizon))
+    if T.dtype.kind not in "iu" or np.any(T < 1):
+        raise ValueError(f"horizon must be positive integers, got {horizon!r}")
+    R = max(n_epochs(int(t)) for t in T)
+    e = np.zeros(R)
+    e[0] = e0
+    for m in range(1, R):
+        e[m] = expected_gap(m)
+        if e[m] == 0.0:
+            break
+    out = np.zeros(T.shape)
+    for r in range(1, R + 1):
+        first, last = 2 ** (r - 1), 2 ** r - 1
+        n_eff = np.clip(np.minimum(last, T) - first + 1, 0, None).astype(float)
+        out += n_eff * e[r - 1]
+    return out if np.ndim(horizon) else float(out[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Two actions: closed forms (resampling example, privacy losses)
+# ---------------------------------------------------------------------------------------------
+def _log_sf_diff(x, noise, beta):
+    """log P(Q_2 - Q_1 > x) for i.i.d. Q(beta), x an array."""
+    z = np.asarray(x, dtype=float) / beta
+    a = np.abs(z)
+    if noise == "gumbel":                                 # logistic difference
+        return -np.logaddexp(0.0, z)
+    if noise == "exponential":                            # difference is Laplace(beta)
+        upper = np.log(0.5) - a                           # z >= 0
+    else:                                                 # difference of two Laplace(beta)
+        upper = np.log(0.5) + np.log1p(a / 2) - a
+    return np.where(z >= 0, upper, np.log1p(-np.exp(upper)))
+
+
+def noise_difference_sf(x, noise: str = "laplace", beta: float = 1.0):
+    """P(Q_2 - Q_1 > x) for i.i.d. noise Q(beta): closed forms for the three families.
+
+    Laplace: (1/2)(1 + |x|/(2 beta)) e^{-|x|/beta} for x >= 0; exponential: (1/2) e^{-x/beta};
+    Gumbel: 1 / (1 + e^{x/beta}); reflected (1 - P(.. > -x)) for x < 0.
+    """
+    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    return np.exp(_log_sf_diff(x, noise, beta))
+
+
+def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
+                           noise: str = "laplace", beta: float = 1.0) -> float:
+    r"""Exact P[J_r = 1] (the second action) after an epoch of n rounds, K = 2.
+
+    Enumerates the joint law of the two epoch sums (binomial) and applies
+    P[J = 1 | G] = P(Q_2 - Q_1 > G_2 - G_1). ``beta = 0`` is the noiseless argmax with ties
+    counted as one half (as in spec 003 Section 6.1).
+    """
+    if instance.n_arms != 2 or instance.p_high.ndim != 1:
+        raise ValueError(f"instance must have K = 2 actions and shape (2,), got {instance!r}")
+    n = check_positive_int("n", n)
+    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    k = np.arange(n + 1)
+    sums, weights = [], []
+    for j in range(2):
+        if resample:
+            p, lo, hi = instance.means[j], 0.0, 1.0
+        else:
+            p, lo, hi = instance.p_high[j], instance.low[j], instance.high[j]
+        sums.append(n * lo + (hi - lo) * k)
+        weights.append(np.exp(_binom_logpmf(k, n, p)))
+    d = sums[1][None, :] - sums[0][:, None]                 # G_2 - G_1
+    wgt = np.outer(weights[0], weights[1])
+    if beta == 0:
+        cond = (d < -1e-12) + 0.5 * (np.abs(d) <= 1e-12)
+    else:
+        cond = noise_difference_sf(d, noise, beta)
+    return float((wgt * cond).sum())
+
+
+def _binom_logpmf(k, n, p):
+    from scipy import stats
+
+    return stats.binom.logpmf(k, n, p)
+
+
+def privacy_loss_two_actions(d, *, noise: str = "laplace", beta: float = 1.0, shift: float = 2.0):
+    r"""Exact privacy loss of report-noisy-max with K = 2 between scores differing by ``shift``.
+
+    Under replace-one-vector neighbours the two epoch sums move by at most 1 each, in any
+    direction, so the score difference d = G_2 - G_1 can move to d + 2. Returns
+    :math:`\max_{j}|\ln P(J=j\mid d) - \ln P(J=j\mid d+{\rm shift})|` for each d.
+    """
+    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    d = np.asarray(d, dtype=float)
+    ls, ls2 = _log_sf_diff(d, noise, beta), _log_sf_diff(d + shift, noise, beta)
+    # log P(J = 0 | d) = log P(Q_2 - Q_1 < d) = log sf(-d) by symmetry of Q_2 - Q_1
+    lc = _log_sf_diff(-d, noise, beta)
+    lc2 = _log_sf_diff(-(d + shift), noise, beta)
+    return np.maximum(np.abs(ls - ls2), np.abs(lc - lc2))
