@@ -39,6 +39,13 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
     return arr
 
 
+def _show(value: Any) -> str:
+    """repr of a value as a user would write it (numpy scalars shown as plain numbers)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def _scalar_or_array(arr: np.ndarray):
     return float(arr) if arr.ndim == 0 else arr
 
@@ -52,7 +59,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False):
     if np.any(bad):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         limit = "> 0" if allow_inf else "finite and > 0"
-        raise ValueError(f"{name} must be {limit}, got {shown!r}")
+        raise ValueError(f"{name} must be {limit}, got {_show(shown)}")
     return _scalar_or_array(arr)
 
 
@@ -77,7 +84,7 @@ def check_probability(name: str, value: Any, *, open_low: bool = False, open_hig
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         lo = "(0" if open_low else "[0"
         hi = "1)" if open_high else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {shown!r}")
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {_show(shown)}")
     return _scalar_or_array(arr)
 
 
@@ -89,7 +96,7 @@ def check_delta(value: Any, *, name: str = "delta"):
 def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     """An integer >= ``minimum`` (numpy integers accepted; floats and bools rejected)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise TypeError(f"{name} must be an integer, got {_show(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
     return int(value)
@@ -106,10 +113,10 @@ def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: floa
     if arr.ndim == 2 and arr.shape[0] < 1:
         raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
     if np.any(~np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {arr[~np.isfinite(arr)].ravel()[0]!r}")
+        raise ValueError(f"{name} must be finite, got {_show(arr[~np.isfinite(arr)].ravel()[0])}")
     if bounded and np.any((arr < low) | (arr > high)):
         shown = arr[(arr < low) | (arr > high)].ravel()[0]
-        raise ValueError(f"{name} must lie in [{low}, {high}], got {shown!r}")
+        raise ValueError(f"{name} must lie in [{low}, {high}], got {_show(shown)}")
     return arr
 
 
