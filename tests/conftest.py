@@ -1,0 +1,164 @@
+"""Shared fixtures: the quick-scale book build, done ONCE per test run and reused.
+
+The book build (``jupyter-book build . -W -n --keep-going --all --path-output _build/quick`` at
+``DPOLEARN_SCALE=quick``, exactly ``make quick-book``) is the most expensive step of CI. The tests
+that need it (``test_book.py``, ``test_notebooks.py``, ``test_browser.py``) request the
+``quick_book`` fixture and sit in one xdist group (``@pytest.mark.xdist_group("book")``), so with
+``pytest -n 2 --dist loadgroup`` one worker builds and checks the book while the other runs the
+package tests. The build is additionally guarded by a file lock and a stamp that records the test
+run's id, so that even without the group (or with ``-p no:xdist``) it happens at most once per run.
+
+``DPOLEARN_REUSE_BOOK=1`` (for local work only) reuses an existing successful build from an
+earlier run instead of rebuilding.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "_build" / "quick"
+HTML = QUICK / "_build" / "html"
+EXECUTED = QUICK / "_build" / "jupyter_execute"
+STAMP = QUICK / "dpolearn-test-build.json"
+LOCK = ROOT / "_build" / "quick-build.lock"
+BUILD_TIMEOUT = 40 * 60          # seconds; CI's budget for everything is 25 minutes
+
+# One id per test run, shared by all xdist workers (xdist sets PYTEST_XDIST_TESTRUNUID).
+_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+
+
+def pytest_configure(config):
+    # Registered here too so that `-p no:xdist` runs do not warn about the group mark.
+    config.addinivalue_line("markers", "xdist_group(name): run in one xdist worker (pytest-xdist)")
+
+
+@dataclass
+class BookBuild:
+    """Outcome of the quick book build."""
+
+    ok: bool
+    html: Path
+    executed: Path
+    seconds: float
+    log: str = ""
+    reused: bool = False
+    problems: list = field(default_factory=list)
+
+    def failure_report(self) -> str:
+        return "\n".join(self.problems) + "\n\n--- last lines of the build output ---\n" + \
+            "\n".join(self.log.splitlines()[-60:])
+
+
+def jupyter_book_version() -> str:
+    return version("jupyter-book")
+
+
+def _error_logs() -> str:
+    """Tracebacks of failed cells that myst-nb wrote under reports/."""
+    logs = sorted((HTML / "reports").glob("*.err.log")) if (HTML / "reports").exists() else []
+    return "\n\n".join(f"=== {p.relative_to(ROOT)} ===\n{p.read_text(errors='replace')}"
+                       for p in logs)
+
+
+def _run_build() -> BookBuild:
+    env = dict(os.environ, DPOLEARN_SCALE="quick", DPOLEARN_PROGRESS="0")
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", ".", "-W", "-n",
+           "--keep-going", "--all", "--path-output", str(QUICK.relative_to(ROOT))]
+    # Stale reports from an earlier build must not be mistaken for this build's.
+    for old in (HTML / "reports").glob("*.err.log") if (HTML / "reports").exists() else []:
+        old.unlink()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=BUILD_TIMEOUT)
+    seconds = time.perf_counter() - start
+    log = proc.stdout + "\n" + proc.stderr
+    problems = []
+    if proc.returncode != 0:
+        problems.append(f"`{' '.join(cmd)}` exited with {proc.returncode}")
+        tracebacks = _error_logs()
+        if tracebacks:
+            problems.append("Cell tracebacks (reports/*.err.log):\n" + tracebacks)
+    if not (HTML / "index.html").exists():
+        problems.append(f"{HTML / 'index.html'} was not written (jupyter-book 2.x builds "
+                        "nothing for a _config.yml/_toc.yml book and still exits 0)")
+    return BookBuild(ok=not problems, html=HTML, executed=EXECUTED, seconds=seconds, log=log,
+                     problems=problems)
+
+
+def _build_once() -> BookBuild:
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # other workers wait for the one build
+        try:
+            if STAMP.exists():
+                stamp = json.loads(STAMP.read_text())
+                same_run = stamp.get("run") == _RUN_ID
+                earlier_ok = (os.environ.get("DPOLEARN_REUSE_BOOK") == "1" and stamp.get("ok")
+                              and (HTML / "index.html").exists())
+                if same_run or earlier_ok:
+                    return BookBuild(ok=stamp["ok"], html=HTML, executed=EXECUTED,
+                                     seconds=stamp["seconds"], log=stamp.get("log", ""),
+                                     reused=True, problems=stamp.get("problems", []))
+            build = _run_build()
+            STAMP.write_text(json.dumps({"run": _RUN_ID, "ok": build.ok, "seconds": build.seconds,
+                                         "problems": build.problems,
+                                         "log": "\n".join(build.log.splitlines()[-200:])}))
+            return build
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def book_build() -> BookBuild:
+    """The quick build, successful or not (for tests that only need it to have run)."""
+    jb = jupyter_book_version()
+    if int(jb.split(".")[0]) >= 2:
+        pytest.fail(f"jupyter-book {jb} is installed; the book needs jupyter-book<2 "
+                    "(pin in requirements.txt)")
+    return _build_once()
+
+
+@pytest.fixture(scope="session")
+def quick_book(book_build) -> BookBuild:
+    """The quick build; fails the requesting test with the build's tracebacks if it failed."""
+    if not book_build.ok:
+        pytest.fail("The quick book build failed:\n" + book_build.failure_report(),
+                    pytrace=False)
+    return book_build
+
+
+FIXTURE_SRC = ROOT / "tests" / "browser_fixture"
+FIXTURE_OUT = ROOT / "_build" / "browser_fixture"
+
+
+@pytest.fixture(scope="session")
+def broken_book() -> Path:
+    """HTML of the deliberately broken mini book in tests/browser_fixture (built without -W).
+
+    Its page ``good`` must pass every check and its page ``broken`` (missing image, error
+    output, raw math, a script error, '??') must fail them: the tests of the tests.
+    """
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(FIXTURE_SRC),
+           "--all", "--path-output", str(FIXTURE_OUT)]
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "_build" / "browser-fixture.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    html = FIXTURE_OUT / "_build" / "html"
+    if proc.returncode != 0 or not (html / "broken.html").exists():
+        pytest.fail(f"fixture build failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n"
+                    f"{proc.stderr[-3000:]}")
+    return html

@@ -1,0 +1,251 @@
+"""The quick-scale book build as a test (issue 9, items 2 and 3; DESIGN.md "Tests").
+
+One build per test run (``quick_book`` in conftest.py): ``jupyter-book build . -W -n
+--keep-going --all`` at ``DPOLEARN_SCALE=quick``. The checks read the HTML and the executed
+notebooks it leaves; nothing here executes a notebook again.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+import dpolearn_book  # noqa: E402
+import vendor_assets  # noqa: E402
+from sync_notebooks import notebook_chapters, toc_files  # noqa: E402
+
+pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
+
+RAISES = "raises-exception"
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _pages(html: Path) -> dict[str, Path]:
+    """docname -> HTML file, for every entry of _toc.yml."""
+    return {doc: html / f"{doc}.html" for doc in toc_files()}
+
+
+def _config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+# ------------------------------------------------------------------ the build itself
+
+def test_jupyter_book_is_pinned_below_2():
+    """An unpinned install gets 2.x, which builds nothing for this layout and exits 0."""
+    reqs = (ROOT / "requirements.txt").read_text()
+    line = next(l for l in reqs.splitlines() if l.strip().startswith("jupyter-book"))
+    assert "<2" in line.replace(" ", ""), line
+
+
+def test_build_passes_with_warnings_as_errors(quick_book):
+    assert (quick_book.html / "index.html").exists()
+    assert not list((quick_book.html / "reports").glob("*.err.log")) \
+        if (quick_book.html / "reports").exists() else True
+
+
+def test_every_toc_chapter_has_a_page(quick_book):
+    missing = [doc for doc, page in _pages(quick_book.html).items() if not page.exists()]
+    assert not missing, f"_toc.yml entries without an HTML page: {missing}"
+
+
+# ------------------------------------------------------------------ outputs
+
+def _error_outputs_in_html(page: Path) -> list[str]:
+    """Cell outputs showing a traceback or error outside cells tagged raises-exception."""
+    bad = []
+    for out in _soup(page).select("div.cell_output"):
+        cell = out.find_parent("div", class_="cell")
+        if cell is not None and f"tag_{RAISES}" in cell.get("class", []):
+            continue
+        text = out.get_text()
+        if out.select(".traceback, .output.error") or "Traceback (most recent call last)" in text:
+            bad.append(text.strip()[:300])
+    return bad
+
+
+def test_no_traceback_in_html_outputs(quick_book):
+    problems = {doc: errs for doc, page in _pages(quick_book.html).items()
+                if page.exists() and (errs := _error_outputs_in_html(page))}
+    assert not problems, f"error outputs outside raises-exception cells: {problems}"
+
+
+def _executed_notebooks(executed: Path) -> dict[str, nbformat.NotebookNode]:
+    out = {}
+    for doc in toc_files():
+        path = executed / f"{doc}.ipynb"
+        if path.exists():
+            out[doc] = nbformat.read(path, as_version=4)
+    return out
+
+
+def test_no_error_outputs_in_executed_notebooks(quick_book):
+    problems = []
+    for doc, nb in _executed_notebooks(quick_book.executed).items():
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or RAISES in cell.metadata.get("tags", []):
+                continue
+            for out in cell.get("outputs", []):
+                if out.output_type == "error":
+                    problems.append(f"{doc} cell {i}: {out.ename}: {out.evalue}")
+    assert not problems, problems
+
+
+def test_raises_exception_cells_really_raise(quick_book):
+    """A cell tagged raises-exception that stops raising silently shows nothing."""
+    quiet = []
+    for doc, nb in _executed_notebooks(quick_book.executed).items():
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and RAISES in cell.metadata.get("tags", []):
+                if not any(o.output_type == "error" for o in cell.get("outputs", [])):
+                    quiet.append(f"{doc} cell {i}")
+    assert not quiet, f"cells tagged {RAISES} that raised nothing: {quiet}"
+
+
+def test_every_notebook_chapter_was_executed(quick_book):
+    docs = {md.relative_to(ROOT).with_suffix("").as_posix() for md in notebook_chapters()}
+    executed = set(_executed_notebooks(quick_book.executed))
+    assert docs <= executed, f"not executed by the build: {sorted(docs - executed)}"
+
+
+# ------------------------------------------------------------------ images and links
+
+def _local_target(page: Path, ref: str, html: Path) -> Path | None:
+    parts = urlsplit(ref)
+    if parts.scheme or parts.netloc or ref.startswith("data:"):
+        return None
+    return (page.parent / unquote(parts.path)).resolve() if parts.path else page
+
+
+def test_every_image_is_local_and_exists(quick_book):
+    problems = []
+    for doc, page in _pages(quick_book.html).items():
+        for img in _soup(page).find_all("img"):
+            src = img.get("src", "")
+            if src.startswith("data:"):
+                continue
+            if urlsplit(src).scheme:
+                problems.append(f"{doc}: remote image {src} (the book must work offline)")
+                continue
+            target = _local_target(page, src, quick_book.html)
+            if target is None or not target.exists():
+                problems.append(f"{doc}: missing image {src}")
+    assert not problems, problems
+
+
+def test_internal_links_and_anchors_resolve(quick_book):
+    """Cross-references, citations and toc links point at pages and ids that exist."""
+    html = quick_book.html
+    ids: dict[Path, set] = {}
+    problems = []
+    for doc, page in _pages(html).items():
+        for a in _soup(page).select("a.reference.internal, a[role='doc-biblioref']"):
+            href = a.get("href", "")
+            if not href or urlsplit(href).scheme:
+                continue
+            target = _local_target(page, href, html)
+            if not target.exists():
+                problems.append(f"{doc}: link to missing file {href}")
+                continue
+            frag = urlsplit(href).fragment
+            if frag and target.suffix == ".html":
+                if target not in ids:
+                    ids[target] = {t["id"] for t in _soup(target).find_all(id=True)}
+                if frag not in ids[target]:
+                    problems.append(f"{doc}: link to missing anchor {href}")
+        text = _soup(page).select_one("article").get_text() if page.exists() else ""
+        if "??" in text:
+            problems.append(f"{doc}: unresolved reference ('??') in the text")
+    assert not problems, problems
+
+
+# ------------------------------------------------------------------ reader infrastructure
+
+def test_launch_buttons_point_at_existing_notebooks(quick_book):
+    """Binder, Colab and live-code buttons on every notebook chapter, from repository.url."""
+    repo = _config()["repository"]
+    url = repo["url"].rstrip("/")
+    org_repo = urlsplit(url).path.strip("/")
+    branch = repo.get("branch", "main")
+    assert urlsplit(url).netloc == "github.com", "Colab needs a GitHub repository.url"
+    chapters = notebook_chapters()
+    assert chapters, "no notebook chapter in _toc.yml"
+    for md in chapters:
+        doc = md.relative_to(ROOT).with_suffix("").as_posix()
+        soup = _soup(quick_book.html / f"{doc}.html")
+        links = {a["href"] for a in soup.find_all("a", href=True)}
+        nb_path = f"{doc}.ipynb"
+        binder = f"https://mybinder.org/v2/gh/{org_repo}/{branch}?urlpath=lab/tree/{nb_path}"
+        colab = f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{nb_path}"
+        assert binder in links, f"{doc}: no Binder link {binder}"
+        assert colab in links, f"{doc}: no Colab link {colab}"
+        assert (ROOT / nb_path).exists(), f"Colab/Binder open {nb_path}, which does not exist"
+        assert soup.find(attrs={"onclick": re.compile("initThebeSBT")}), f"{doc}: no live code"
+        assert f"{url}" in links or f"{url}/" in links, f"{doc}: no repository button"
+
+
+def test_notebook_downloads_start_with_the_install_cell(quick_book):
+    url, branch = dpolearn_book.repository_settings()
+    for md in notebook_chapters():
+        doc = md.relative_to(ROOT).with_suffix("").as_posix()
+        soup = _soup(quick_book.html / f"{doc}.html")
+        hrefs = [a["href"] for a in soup.find_all("a", href=True) if a["href"].endswith(".ipynb")
+                 and not urlsplit(a["href"]).scheme]
+        assert hrefs, f"{doc}: no .ipynb download button"
+        target = _local_target(quick_book.html / f"{doc}.html", hrefs[0], quick_book.html)
+        nb = nbformat.read(target, as_version=4)
+        first = nb.cells[0]
+        assert first.cell_type == "code" and dpolearn_book.INSTALL_TAG in first.metadata["tags"]
+        assert first.source == dpolearn_book.install_source(url, branch)
+        assert any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"
+
+
+def test_vendored_assets_are_intact():
+    assert vendor_assets.check() == []
+
+
+def test_pages_load_mathjax_and_widgets_locally(quick_book):
+    """No script from a CDN on load (only thebe's lazy URL constant, used on click)."""
+    problems = []
+    for doc, page in _pages(quick_book.html).items():
+        soup = _soup(page)
+        for script in soup.find_all("script", src=True):
+            if urlsplit(script["src"]).scheme:
+                problems.append(f"{doc}: loads {script['src']}")
+        srcs = [s["src"] for s in soup.find_all("script", src=True)]
+        if soup.select(".math"):
+            assert any(dpolearn_book.MATHJAX_PATH in s for s in srcs), f"{doc}: no local MathJax"
+        if soup.find("script", type="application/vnd.jupyter.widget-view+json"):
+            for js in dpolearn_book.WIDGETS_JS:
+                assert any(js in s for s in srcs), f"{doc}: widget page without {js}"
+    assert not problems, problems
+    assert (quick_book.html / "_static" / dpolearn_book.MATHJAX_PATH).exists()
+
+
+# ------------------------------------------------------------------ the checks can fail
+
+def test_static_checks_catch_the_broken_fixture(broken_book):
+    """The same checks on tests/browser_fixture: the broken page fails, the good page passes."""
+    broken, good = broken_book / "broken.html", broken_book / "good.html"
+    assert _error_outputs_in_html(broken), "ZeroDivisionError output not detected"
+    assert not _error_outputs_in_html(good), "raises-exception cell wrongly reported"
+    missing = [img["src"] for img in _soup(broken).find_all("img")
+               if not _local_target(broken, img["src"], broken_book).exists()]
+    assert missing == ["_static/no-such-image.png"]
+    assert all(_local_target(good, img["src"], broken_book).exists()
+               for img in _soup(good).find_all("img") if not img["src"].startswith("data:"))
+    assert "??" in _soup(broken).select_one("article").get_text()
