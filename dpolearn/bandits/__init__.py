@@ -3,6 +3,8 @@ from .baselines import KLUCB, UCB1, BetaTS, GaussianTS, UniformPlay
 from .lazy import AnytimeLazyUCB, LazyDPTS
 from .dpse import DPSE
 from .adap import AdaPUCB, AdaPKLUCB
+from .dp_ts_ucb import DPTSUCB, MTSGaussian
 
 __all__ = ["UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay",
-           "AnytimeLazyUCB", "LazyDPTS", "DPSE", "AdaPUCB", "AdaPKLUCB"]
+           "AnytimeLazyUCB", "LazyDPTS", "DPSE", "AdaPUCB", "AdaPKLUCB",
+           "DPTSUCB", "MTSGaussian"]
