@@ -124,11 +124,15 @@ class DPSE(Policy):
         r = dpse_epoch_length(e, s, eps, self.beta, self.r_e_form)
         return np.minimum(r, self.horizon).astype(np.int64)
 
+    def _noise_scale(self, rows, R):
+        """Laplace scale 1/(epsilon R_e) of the released epoch means (sensitivity 1/R_e)."""
+        return 1.0 / (self._eps[rows] * R)
+
     def _eliminate(self, rows, sums):
         """End of epoch for ``rows``: private means, elimination, next epoch's length."""
         e, s, R = self.epoch_[rows], self.n_active_[rows], self.epoch_length_[rows]
         act = self.active_[rows]
-        scale = np.broadcast_to((1.0 / (self._eps[rows] * R))[:, None], act.shape)
+        scale = np.broadcast_to(self._noise_scale(rows, R)[:, None], act.shape)
         noise = np.zeros(act.shape)
         noise[act] = self._rng.laplace(0.0, scale[act])      # one Lap(1/(eps R_e)) per arm in S
         mu_tilde = np.where(act, sums / R[:, None] + noise, -np.inf)

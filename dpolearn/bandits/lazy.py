@@ -23,7 +23,7 @@ class _LazyPolicy(Policy):
     """Shared part: epsilon handling, the initial round robin and the inner mechanism."""
 
     def __init__(self, *, epsilon, log: str = "ln"):
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.log = check_choice("log", log, tuple(_LOGS))
         self._log = _LOGS[self.log]
 
@@ -72,7 +72,8 @@ class AnytimeLazyUCB(_LazyPolicy):
     Parameters
     ----------
     epsilon : float or array-like of shape (n_runs,)
-        Privacy parameter, > 0. An array runs an epsilon sweep as one batch.
+        Privacy parameter, > 0. An array runs an epsilon sweep as one batch. ``inf`` gives
+        the non-private lazy limit (no noise, no privacy width).
     log : {"ln", "log2"}
         Logarithm in both widths; the paper's is natural ("ln", default).
 
