@@ -45,10 +45,26 @@ class _Stochastic:
         m = self.means_for(n_runs)
         return m.max(axis=1, keepdims=True) - m
 
+    #: rounds of randomness drawn at once (one call per block instead of one per round)
+    block = 2048
+
     def reset(self, n_runs: int, rng: np.random.Generator) -> None:
         self._rng = rng
-        self._mu = np.ascontiguousarray(self.means_for(n_runs))
+        self._mu = np.ascontiguousarray(self.means_for(n_runs), dtype=float)
+        self._mu_flat = self._mu.ravel()
         self._rows = np.arange(n_runs)
+        self._base = self._rows * self.n_arms          # flat index of (run, arm 0)
+        self._draws = None
+        self._next = self.block
+
+    def _draw(self) -> np.ndarray:
+        """This round's row of pre-drawn randomness, shape (n_runs,)."""
+        if self._next == self.block:
+            self._draws = self._sample_block((self.block, len(self._rows)))
+            self._next = 0
+        row = self._draws[self._next]
+        self._next += 1
+        return row
 
 
 class BernoulliBandit(_Stochastic):
@@ -69,9 +85,16 @@ class BernoulliBandit(_Stochastic):
     def __init__(self, means):
         super().__init__(check_means(means))
 
+    def _sample_block(self, shape):
+        return self._rng.random(shape)
+
     def pull(self, t: int, arms: np.ndarray) -> np.ndarray:
         """Rewards of the pulled arms in round ``t``, shape (n_runs,), values in {0, 1}."""
-        return (self._rng.random(len(arms)) < self._mu[self._rows, arms]).astype(float)
+        return self.pull_flat(self._base + arms)
+
+    def pull_flat(self, flat: np.ndarray) -> np.ndarray:
+        """:meth:`pull` given flat indices ``run * K + arm`` (the simulator's fast path)."""
+        return np.less(self._draw(), self._mu_flat[flat], out=np.empty(len(flat)))
 
     def __repr__(self) -> str:
         return f"BernoulliBandit(means={self.means.tolist()})"
@@ -89,8 +112,15 @@ class GaussianBandit(_Stochastic):
         super().__init__(check_means(means, bounded=False))
         self.sigma = check_positive("sigma", sigma)
 
+    def _sample_block(self, shape):
+        return self._rng.standard_normal(shape)
+
     def pull(self, t: int, arms: np.ndarray) -> np.ndarray:
-        return self._mu[self._rows, arms] + self.sigma * self._rng.standard_normal(len(arms))
+        """Rewards of the pulled arms in round ``t``, shape (n_runs,)."""
+        return self.pull_flat(self._base + arms)
+
+    def pull_flat(self, flat: np.ndarray) -> np.ndarray:
+        return self._mu_flat[flat] + self.sigma * self._draw()
 
     def __repr__(self) -> str:
         return f"GaussianBandit(means={self.means.tolist()}, sigma={self.sigma})"
@@ -127,6 +157,9 @@ class BernoulliExperts(_Stochastic):
         """Loss vectors of round ``t``, shape (n_runs, K)."""
         draw = self._rng.random(self._mu.shape) < self._mu
         return (~draw if self.kind == "reward" else draw).astype(float)
+
+    def pull(self, t: int, arms: np.ndarray) -> np.ndarray:
+        raise TypeError("BernoulliExperts gives full-information feedback: use losses(t)")
 
     def __repr__(self) -> str:
         return f"BernoulliExperts(means={self.means.tolist()}, kind={self.kind!r})"

@@ -218,26 +218,27 @@ def _progress_bar(show: bool, horizon: int, label: str):
 
 
 def _loop_bandit(policy, env, horizon, ck, n_runs, show):
+    n_arms = env.n_arms
+    base = np.arange(n_runs) * n_arms                  # flat index of (run, arm 0)
+    pulls = np.zeros(n_runs * n_arms, dtype=np.int64)  # flat (n_runs, n_arms) pull counts
     gaps = np.ascontiguousarray(env.gaps_for(n_runs))
-    rows = np.arange(n_runs)
-    pulls = np.zeros((n_runs, env.n_arms), dtype=np.int64)
     regret = np.empty((n_runs, len(ck)))
-    running = np.zeros(n_runs)
     next_ck = 0
     bar = _progress_bar(show, horizon, policy.label)
     for t in range(1, horizon + 1):
         arms = policy.select(t)
-        running += gaps[rows, arms]
-        pulls[rows, arms] += 1
-        policy.update(t, arms, env.pull(t, arms))
+        flat = base + arms
+        pulls[flat] += 1
+        policy.update(t, arms, env.pull_flat(flat))
         if t == ck[next_ck]:
-            regret[:, next_ck] = running
+            # pseudo-regret = sum_j Delta_j n_j(t): read off the pull counts at checkpoints
+            regret[:, next_ck] = (pulls.reshape(n_runs, n_arms) * gaps).sum(axis=1)
             next_ck += 1
         if bar is not None and t % 4096 == 0:
             bar.update(4096)
     if bar is not None:
         bar.close()
-    return regret, pulls
+    return regret, pulls.reshape(n_runs, n_arms)
 
 
 def _loop_full(policy, env, horizon, ck, n_runs, show):

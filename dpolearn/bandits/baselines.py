@@ -19,12 +19,14 @@ class SumCountPolicy(Policy):
         self._rng = rng
         self.n_runs, self.n_arms = n_runs, n_arms
         self._rows = np.arange(n_runs)
+        self._base = self._rows * n_arms               # flat index of (run, arm 0)
         self.sums_ = np.zeros((n_runs, n_arms))
         self.counts_ = np.zeros((n_runs, n_arms))
 
     def update(self, t, arms, rewards):
-        self.sums_[self._rows, arms] += rewards
-        self.counts_[self._rows, arms] += 1
+        flat = self._base + arms                       # one (run, arm) cell per run
+        self.sums_.ravel()[flat] += rewards
+        self.counts_.ravel()[flat] += 1
 
 
 class UCB1(SumCountPolicy):
