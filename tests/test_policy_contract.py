@@ -39,7 +39,7 @@ def _examples():
         "AdaPUCB": lambda e: bandits.AdaPUCB(epsilon=e),
         "AdaPKLUCB": lambda e: bandits.AdaPKLUCB(epsilon=e),
         "DPTSUCB": lambda e: bandits.DPTSUCB(alpha=0.5, horizon=HORIZON),
-        "MTSGaussian": lambda e: bandits.MTSGaussian(),
+        "MTSGaussian": lambda e: bandits.MTSGaussian(b=1, c=1.178, horizon=HORIZON),
         "RNMFTNL": lambda e: fullinfo.RNMFTNL(epsilon=e),
         "NaiveFTNL": lambda e: fullinfo.NaiveFTNL(epsilon=e),
     }
