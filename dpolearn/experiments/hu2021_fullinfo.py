@@ -1,0 +1,140 @@
+"""Full-information experiments for Hu, Huang, Mehta and Hegde (2021): RNM-FTNL against FTL,
+Hedge and the naive FTNL, and the doubling-gap instance of their Section 5 discussion.
+
+The paper has no full-information experiments; these are the book's own, at the settings of its
+discussion (spec 000 Sections 3.4-3.6 and 6.6).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..envs import BernoulliExperts
+from ..fullinfo import FTL, Hedge, NaiveFTNL, RNMFTNL
+from ..fullinfo.epoch_sim import exact_regret_deterministic
+from ..plotting import regret, subplots
+from ..simulate import simulate
+from .registry import derive_seed, parallel_map, register, regret_rows
+
+#: Rewards (Hu et al. maximise rewards): the means of their bandit runs, with the best action
+#: last so that neither FTL's lowest-index tie-break nor the "first action" start is handed it.
+COMPARISON_MEANS = (0.25, 0.375, 0.5, 0.625, 0.75)
+_SIZES = {"quick": dict(horizon=2 ** 13, n_runs=40, eps=(0.25, 1.0)),
+          "paper": dict(horizon=2 ** 17, n_runs=200, eps=(0.25, 1.0))}
+_NAMES = ("FTL", "Hedge", "RNM-FTNL (Hu et al., Lap 1/ε)", "RNM-FTNL (strict, Lap 2/ε)",
+          "Naive FTNL")
+
+
+def _policy(name, eps):
+    if name == "FTL":
+        return FTL()
+    if name == "Hedge":
+        return Hedge()
+    if name.startswith("RNM-FTNL (Hu"):
+        return RNMFTNL.hu2021(epsilon=eps)
+    if name.startswith("RNM-FTNL (strict"):
+        return RNMFTNL(epsilon=eps)
+    return NaiveFTNL(epsilon=eps)
+
+
+def _one(task):
+    name, eps, horizon, n_runs, seed = task
+    env = BernoulliExperts(COMPARISON_MEANS, kind="reward")
+    return simulate(_policy(name, eps), env, horizon, n_runs, seed=seed, checkpoints="log",
+                    progress=False)
+
+
+def _compute(scale, seed, jobs, progress):
+    cfg = _SIZES[scale]
+    tasks = []
+    for name in _NAMES:
+        private = name not in ("FTL", "Hedge")
+        for eps in (cfg["eps"] if private else (None,)):
+            tasks.append((name, eps, cfg["horizon"], cfg["n_runs"],
+                          derive_seed("hu2021-fullinfo", name, eps, seed)))
+    out = parallel_map(_one, tasks, jobs)
+    return {"results": {(t[0], t[1]): r for t, r in zip(tasks, out)}, **cfg}
+
+
+_COLORS = {"FTL": "#488f31", "Hedge": "#de425b", "RNM-FTNL (Hu et al., Lap 1/ε)": "#1f77b4",
+           "RNM-FTNL (strict, Lap 2/ε)": "#1f77b4", "Naive FTNL": "#7f7f7f"}
+
+
+def _plot(data):
+    fig, axes = subplots(1, len(data["eps"]), sharey=True)
+    for ax, eps in zip(axes[0], data["eps"]):
+        items = [(n, r) for (n, e), r in data["results"].items() if e in (None, eps)]
+        regret([r for _, r in items], ax=ax, log_x=True, log_y=True, legend=False,
+               labels=[n for n, _ in items], colors=[_COLORS[n] for n, _ in items])
+        for line, (n, _) in zip(ax.get_lines(), items):
+            if "Hu et al." in n:
+                line.set_linestyle("--")
+        ax.text(0.03, 0.95, f"ε = {eps:g}", transform=ax.transAxes, va="top")
+    axes[0, -1].legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def _summary(data):
+    rows = []
+    for (name, eps), res in data["results"].items():
+        rows += regret_rows("hu2021-fullinfo", "means=" + str(COMPARISON_MEANS), [res],
+                            epsilon=eps, variant=name)
+    return rows
+
+
+register("hu2021-fullinfo", title="RNM-FTNL, naive FTNL, FTL and Hedge on Bernoulli rewards",
+         plot=_plot, summary=_summary, chapter="experts")(_compute)
+
+
+# ---------------------------------------------------------------------------------------------
+# The doubling-gap instance (spec 000 Section 6.6): does the cost grow with the number of gap
+# brackets (the log T / epsilon of Theorem 9) or only like log K?
+# ---------------------------------------------------------------------------------------------
+_DG_K = {"quick": tuple(range(3, 13)), "paper": tuple(range(3, 17))}
+_DG_NAMES = {"Laplace 1/ε (Hu et al.)": ("laplace", "hu2021"), "Laplace 2/ε": ("laplace", "strict"),
+             "Exp 2/ε": ("exponential", "strict"), "Gumbel 2/ε": ("gumbel", "strict")}
+
+
+def doubling_gap(K: int) -> np.ndarray:
+    """Mean losses of the doubling-gap instance: gaps Delta_min 2^(j-2), Delta_min = 2^-(K-2).
+
+    Action 0 is best; action j >= 1 has gap 2^(j-1) Delta_min, so the largest gap is 1.
+    """
+    d_min = 2.0 ** -(K - 2)
+    return np.r_[0.0, d_min * 2.0 ** np.arange(K - 1)]
+
+
+def _dg_task(task):
+    name, K = task
+    noise, scale = _DG_NAMES[name]
+    mu = doubling_gap(K)
+    eps = mu[1]                                   # epsilon = Delta_min: every gap is >= epsilon
+    return eps * exact_regret_deterministic(mu, epsilon=eps, noise=noise, scale=scale)
+
+
+def _dg(scale, seed, jobs, progress):
+    Ks = _DG_K[scale]
+    tasks = [(n, K) for n in _DG_NAMES for K in Ks]
+    vals = parallel_map(_dg_task, tasks, jobs)
+    return {"Ks": Ks, "eps_R": {t: v for t, v in zip(tasks, vals)}}
+
+
+def _dg_plot(data):
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    styles = {"Laplace 1/ε (Hu et al.)": ("#1f77b4", "--"), "Laplace 2/ε": ("#1f77b4", "-"),
+              "Exp 2/ε": ("#2ca02c", "-"), "Gumbel 2/ε": ("#d62728", "-")}
+    Ks = np.array(data["Ks"])
+    for name in _DG_NAMES:
+        v = np.array([data["eps_R"][(name, K)] for K in Ks])
+        c, ls = styles[name]
+        ax.plot(Ks, v, marker="o", ms=3, color=c, ls=ls, label=name)
+    ax.plot(Ks, 6 * np.log(Ks), "k:", lw=1.5, label="6 ln K")
+    ax.plot(Ks, 2 * (Ks - 1), color="0.5", ls="-.", lw=1.5, label="2 (K − 1): one term per bracket")
+    ax.set_xlabel("number of actions K (= number of gap brackets + 1)")
+    ax.set_ylabel("ε · R(∞),  ε = Δ_min")
+    ax.legend(fontsize=8)
+    return fig
+
+
+register("hu2021-doubling-gap", title="Exact regret of RNM-FTNL on the doubling-gap instance",
+         plot=_dg_plot, chapter="experts")(_dg)

@@ -1,0 +1,369 @@
+"""Experiments of Wu and Wang (2025): Table 1 and the simulations proposed in spec 003 Section 6.
+
+The paper has no experiments of its own. Its rates table is reproduced as data, and the
+simulations check its claims: regret flat in T (E1), the dependence on K (E2, log K or
+log^2 K), on epsilon (E3), the privacy of each noise scale (E7) and the Bernoulli-resampling
+example of its Section 3.1 (corrected, spec 003 AMB-10). Stochastic runs use the exact
+epoch-level simulator; deterministic ones use the exact expected regret (no Monte Carlo).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..fullinfo.epoch_sim import (TwoPointLosses, exact_regret_deterministic,
+                                  privacy_loss_two_actions, simulate_epochs,
+                                  two_action_probability)
+from ..fullinfo.rnm_ftnl import SCALE_FACTORS, NaiveFTNL, RNMFTNL
+from ..plotting import subplots
+from .registry import derive_seed, parallel_map, register, regret_rows
+
+#: The variants compared everywhere: display name -> (constructor kwargs, colour, line style).
+VARIANTS = {
+    "Laplace 2/ε": (dict(noise="laplace", scale="strict"), "#1f77b4", "-"),
+    "Exp 2/ε": (dict(noise="exponential", scale="strict"), "#2ca02c", "-"),
+    "Exp 1/ε (paper)": (dict(noise="exponential", scale="wu2025"), "#2ca02c", "--"),
+    "Gumbel 2/ε": (dict(noise="gumbel", scale="strict"), "#d62728", "-"),
+    "Laplace 1/ε (Hu et al.)": (dict(noise="laplace", scale="hu2021", first_action="first"),
+                                "#1f77b4", "--"),
+    "Naive FTNL (Laplace K/ε)": (None, "#7f7f7f", ":"),
+}
+
+
+def make_policy(name: str, epsilon, resample: bool = True):
+    """The policy of a display name in :data:`VARIANTS` (Naive FTNL never resamples)."""
+    kwargs, _, _ = VARIANTS[name]
+    if kwargs is None:
+        return NaiveFTNL(epsilon=epsilon)
+    return RNMFTNL(epsilon=epsilon, resample=resample, **kwargs)
+
+
+def _style(name):
+    _, color, ls = VARIANTS[name]
+    return {"color": color, "ls": ls}
+
+
+# ---------------------------------------------------------------------------------------------
+# Table 1: rates
+# ---------------------------------------------------------------------------------------------
+TABLE1 = [
+    # setting, kind, bound, source
+    ("original", "instance-dependent", "lower", r"$\log K/\Delta_{\min} + \log K/\varepsilon$",
+     "Hu et al. (2021)"),
+    ("original", "instance-dependent", "upper", r"$\log K/\Delta_{\min} + \log K\log T/\varepsilon$",
+     "Hu et al. (2021)"),
+    ("original", "instance-dependent", "upper", r"$\log K/\Delta_{\min} + \log^2 K/\varepsilon$",
+     "Wu and Wang (2025)"),
+    ("original", "instance-independent", "lower", r"$\sqrt{T\log K} + \log K/\varepsilon$",
+     "Hu et al. (2021)"),
+    ("original", "instance-independent", "upper",
+     r"$\sqrt{T\log K} + K\log K\log^2 T/\varepsilon$", "Jain and Thakurta (2014)"),
+    ("original", "instance-independent", "upper", r"$\sqrt{T\log K} + \log K\log T/\varepsilon$",
+     "Asi et al. (2023); Hu et al. (2021)"),
+    ("original", "instance-independent", "upper", r"$\sqrt{T\log K} + \log^2 K/\varepsilon$",
+     "Wu and Wang (2025)"),
+    ("deterministic", "instance-dependent", "lower", r"$\log K/\varepsilon$", "Wu and Wang (2025)"),
+    ("deterministic", "instance-dependent", "upper", r"$\log^2 K/\varepsilon$",
+     "Wu and Wang (2025), Cor. 10"),
+    ("deterministic", "instance-dependent", "upper", r"$\log K/\varepsilon$",
+     "Wu and Wang (2025), Thm 11"),
+]
+
+
+def _table1(scale, seed, jobs, progress):
+    cols = ("setting", "regret", "bound", "rate", "source")
+    return {"columns": cols, "rows": [dict(zip(cols, row)) for row in TABLE1]}
+
+
+register("wu2025-table1", title="Wu and Wang (2025), Table 1: regret rates of private stochastic DTOL",
+         chapter="experts")(_table1)
+
+
+# ---------------------------------------------------------------------------------------------
+# E1: regret against T (flat curves)
+# ---------------------------------------------------------------------------------------------
+E1_SIZES = {"quick": dict(Ks=(4, 64), eps=(0.1, 1.0), log2T=30, n_runs=150),
+            "paper": dict(Ks=(4, 64, 1024), eps=(0.1, 1.0), log2T=30, n_runs=2000)}
+
+
+def two_level(K: int, low: float = 0.4, gap: float = 0.2) -> np.ndarray:
+    """The TL instance of spec 003: one action with mean loss ``low``, K - 1 with ``low + gap``.
+
+    The best action is put last, so the "first action" start of Hu et al. is not handed the
+    optimum (every variant here is symmetric in the actions otherwise).
+    """
+    return np.r_[np.full(K - 1, low + gap), low]
+
+
+def _e1_task(task):
+    name, K, eps, log2T, n_runs, seed = task
+    policy = make_policy(name, np.repeat(eps, n_runs))
+    ck = 2 ** np.arange(1, log2T + 1, dtype=np.int64) - 1
+    res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), int(ck[-1]),
+                          n_runs * len(eps), seed=seed, checkpoints=ck)
+    return res.split(len(eps))
+
+
+def _e1(scale, seed, jobs, progress):
+    cfg = E1_SIZES[scale]
+    tasks = [(name, K, cfg["eps"], cfg["log2T"], cfg["n_runs"],
+              derive_seed("wu2025-regret-vs-T", name, K, seed))
+             for name in VARIANTS for K in cfg["Ks"]]
+    out = parallel_map(_e1_task, tasks, jobs)
+    results = {(t[0], t[1], e): r for t, rs in zip(tasks, out) for e, r in zip(cfg["eps"], rs)}
+    return {"results": results, **cfg}
+
+
+def _e1_plot(data):
+    Ks, eps = data["Ks"], data["eps"]
+    fig, axes = subplots(len(eps), len(Ks), sharex=True)
+    for i, e in enumerate(eps):
+        for k, K in enumerate(Ks):
+            ax = axes[i, k]
+            for name in VARIANTS:
+                res = data["results"][(name, K, e)]
+                m, se = res.mean(), res.se()
+                ax.plot(res.checkpoints, m, label=name, **_style(name))
+                ax.fill_between(res.checkpoints, m - 2 * se, m + 2 * se, color=_style(name)["color"],
+                                alpha=0.15, lw=0)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.text(0.03, 0.95, f"K = {K}, ε = {e:g}", transform=ax.transAxes, va="top")
+            if i == len(eps) - 1:
+                ax.set_xlabel("horizon T (rounds)")
+            if k == 0:
+                ax.set_ylabel("pseudo-regret")
+    axes[0, -1].legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def _e1_summary(data):
+    rows = []
+    for (name, K, e), res in data["results"].items():
+        rows += regret_rows("wu2025-regret-vs-T", f"K={K}", [res], epsilon=e, variant=name)
+    return rows
+
+
+register("wu2025-regret-vs-T", title="RNM-FTNL regret against T on Bernoulli two-level instances",
+         plot=_e1_plot, summary=_e1_summary, chapter="experts")(_e1)
+
+
+# ---------------------------------------------------------------------------------------------
+# E2: dependence on K (exact, deterministic setting; Monte Carlo, stochastic setting)
+# ---------------------------------------------------------------------------------------------
+E2_SIZES = {"quick": dict(log2K_tl=tuple(range(1, 13)), log2K_lin=tuple(range(1, 8)),
+                          log2K_mc=tuple(range(1, 8)), n_runs=100),
+            "paper": dict(log2K_tl=tuple(range(1, 15)), log2K_lin=tuple(range(1, 11)),
+                          log2K_mc=tuple(range(1, 11)), n_runs=1000)}
+E2_NAMES = ("Laplace 2/ε", "Exp 2/ε", "Exp 1/ε (paper)", "Gumbel 2/ε", "Laplace 1/ε (Hu et al.)")
+E2_EPS_MC = 0.05
+
+
+def lin_instance(K: int) -> np.ndarray:
+    """LIN: gaps (j - 1) / (K - 1), best action last."""
+    return np.arange(K)[::-1] / (K - 1)
+
+
+def _e2_exact(task):
+    family, name, K = task
+    kwargs = VARIANTS[name][0]
+    mu = two_level(K, low=0.0, gap=1.0) if family == "TL" else lin_instance(K)
+    # eps = 1 and gaps of order 1: eps * R(inf) is what the theorems bound by log K or log^2 K
+    return exact_regret_deterministic(mu, epsilon=1.0, noise=kwargs["noise"], scale=kwargs["scale"],
+                                      first_action=kwargs.get("first_action", "uniform"))
+
+
+def _e2_mc(task):
+    name, K, n_runs, seed = task
+    mu = two_level(K, low=0.25, gap=0.5)
+    res = simulate_epochs(make_policy(name, E2_EPS_MC), TwoPointLosses.bernoulli(mu), 2 ** 30 - 1,
+                          n_runs, seed=seed, checkpoints=[2 ** 30 - 1])
+    return res
+
+
+def _e2(scale, seed, jobs, progress):
+    cfg = E2_SIZES[scale]
+    exact_tasks = [("TL", n, 2 ** k) for n in E2_NAMES for k in cfg["log2K_tl"]]
+    exact_tasks += [("LIN", n, 2 ** k) for n in E2_NAMES for k in cfg["log2K_lin"]]
+    mc_tasks = [(n, 2 ** k, cfg["n_runs"], derive_seed("wu2025-regret-vs-K", n, k, seed))
+                for n in E2_NAMES for k in cfg["log2K_mc"]]
+    exact = parallel_map(_e2_exact, exact_tasks, jobs)
+    mc = parallel_map(_e2_mc, mc_tasks, jobs)
+    return {"exact": {t: v for t, v in zip(exact_tasks, exact)},
+            "mc": {(t[0], t[1]): r for t, r in zip(mc_tasks, mc)}, "eps_mc": E2_EPS_MC, **cfg}
+
+
+def _e2_plot(data):
+    fig, axes = subplots(1, 3, sharey=False)
+    for ax, family in zip(axes[0, :2], ("TL", "LIN")):
+        for name in E2_NAMES:
+            pts = sorted((K, v) for (f, n, K), v in data["exact"].items() if f == family and n == name)
+            K, v = np.array(pts).T
+            ax.plot(K, v / np.log(K), marker="o", ms=3, label=name, **_style(name))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("number of actions K")
+        ax.text(0.03, 0.03, f"{family}, deterministic, exact", transform=ax.transAxes)
+    axes[0, 0].set_ylabel("ε · R(∞) / ln K")
+    ax = axes[0, 2]
+    eps = data["eps_mc"]
+    for name in E2_NAMES:
+        pts = sorted((K, r.final_mean, r.final_se) for (n, K), r in data["mc"].items() if n == name)
+        K, m, se = np.array(pts).T
+        ax.errorbar(K, eps * m / np.log(K), yerr=2 * eps * se / np.log(K), marker="o", ms=3,
+                    capsize=2, label=name, **_style(name))
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("number of actions K")
+    ax.text(0.03, 0.03, f"TL Bernoulli, B = 1, ε = {eps:g}", transform=ax.transAxes)
+    axes[0, 0].legend(fontsize=7, loc="center right")
+    for ax in axes[0]:
+        ax.set_ylim(bottom=0)
+    return fig
+
+
+def _e2_summary(data):
+    rows = []
+    for (name, K), res in sorted(data["mc"].items()):
+        rows += regret_rows("wu2025-regret-vs-K", f"TL Bernoulli K={K}", [res],
+                            epsilon=data["eps_mc"], variant=name)
+    return rows
+
+
+register("wu2025-regret-vs-K", title="ε·R(∞) against K: log K or log² K?", plot=_e2_plot,
+         summary=_e2_summary, chapter="experts")(_e2)
+
+
+# ---------------------------------------------------------------------------------------------
+# E3: dependence on epsilon
+# ---------------------------------------------------------------------------------------------
+E3_SIZES = {"quick": dict(eps=tuple(np.logspace(-3, 2, 11)), K=64, n_runs=100),
+            "paper": dict(eps=tuple(np.logspace(-3, 2, 21)), K=64, n_runs=1000)}
+
+
+def _e3_task(task):
+    name, eps, K, n_runs, seed = task
+    policy = make_policy(name, np.repeat(eps, n_runs))
+    res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), 2 ** 30 - 1,
+                          n_runs * len(eps), seed=seed, checkpoints=[2 ** 30 - 1])
+    return res.split(len(eps))
+
+
+def _e3(scale, seed, jobs, progress):
+    cfg = E3_SIZES[scale]
+    tasks = [(name, cfg["eps"], cfg["K"], cfg["n_runs"], derive_seed("wu2025-regret-vs-eps", name, seed))
+             for name in VARIANTS]
+    out = parallel_map(_e3_task, tasks, jobs)
+    return {"results": {t[0]: rs for t, rs in zip(tasks, out)}, **cfg}
+
+
+def _e3_plot(data):
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    eps = np.asarray(data["eps"])
+    for name, rs in data["results"].items():
+        m = np.array([r.final_mean for r in rs])
+        se = np.array([r.final_se for r in rs])
+        ax.plot(eps, m, marker="o", ms=3, label=name, **_style(name))
+        ax.fill_between(eps, m - 2 * se, m + 2 * se, color=_style(name)["color"], alpha=0.15, lw=0)
+    ref = data["results"]["Gumbel 2/ε"][0].final_mean
+    ax.plot(eps[:5], ref * eps[0] / eps[:5], "k:", lw=1, label="slope −1")
+    ax.axvline(0.2, color="0.5", lw=1, ls="--")
+    ax.annotate(" ε = Δ", xy=(0.2, 0.03), xycoords=("data", "axes fraction"), color="0.4")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("privacy parameter ε")
+    ax.set_ylabel("pseudo-regret at T = 2³⁰ − 1")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _e3_summary(data):
+    rows = []
+    for name, rs in data["results"].items():
+        for e, r in zip(data["eps"], rs):
+            rows += regret_rows("wu2025-regret-vs-eps", f"K={data['K']}", [r], epsilon=e, variant=name)
+    return rows
+
+
+register("wu2025-regret-vs-eps", title="RNM-FTNL regret against ε (TL, K = 64, Δ = 0.2)",
+         plot=_e3_plot, summary=_e3_summary, chapter="experts")(_e3)
+
+
+# ---------------------------------------------------------------------------------------------
+# E7: exact privacy loss of the noise scales, K = 2
+# ---------------------------------------------------------------------------------------------
+PRIVACY_CURVES = {
+    "Laplace 2/ε": ("laplace", 2.0), "Exp 2/ε": ("exponential", 2.0),
+    "Exp 1/ε (paper)": ("exponential", 1.0), "Gumbel 2/ε": ("gumbel", 2.0),
+    "Laplace 1/ε (Hu et al.)": ("laplace", 1.0),
+}
+
+
+def _privacy(scale, seed, jobs, progress):
+    eps = 1.0
+    d = np.linspace(-12, 10, 1101)
+    curves = {name: privacy_loss_two_actions(d, noise=noise, beta=c / eps)
+              for name, (noise, c) in PRIVACY_CURVES.items()}
+    table = {name: [float(privacy_loss_two_actions(0.0, noise=noise, beta=c / e)) for e in (0.5, 1.0, 2.0)]
+             for name, (noise, c) in PRIVACY_CURVES.items()}
+    return {"epsilon": eps, "d": d, "curves": curves, "table_eps": (0.5, 1.0, 2.0), "table": table}
+
+
+def _privacy_plot(data):
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    for name, loss in data["curves"].items():
+        ax.plot(data["d"], loss, label=name, **_style(name))
+    eps = data["epsilon"]
+    ax.axhline(eps, color="k", lw=1)
+    ax.axhline(2 * eps, color="k", lw=1, ls=":")
+    ax.text(data["d"][0], eps * 1.02, "ε (the claim)", va="bottom")
+    ax.text(data["d"][0], 2 * eps * 0.98, "2ε", va="top")
+    ax.set_xlabel("score difference G₂ − G₁ before the replacement")
+    ax.set_ylabel("privacy loss (ε = 1)")
+    ax.legend(fontsize=8, loc="center right")
+    return fig
+
+
+register("wu2025-privacy", title="Exact privacy loss of report-noisy-max, K = 2, one replaced vector",
+         plot=_privacy_plot, chapter="experts")(_privacy)
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 3.1: the Bernoulli-resampling example, printed and corrected (exact)
+# ---------------------------------------------------------------------------------------------
+PRINTED_EXAMPLE = TwoPointLosses(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
+CORRECTED_EXAMPLE = TwoPointLosses(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
+
+
+def _resampling(scale, seed, jobs, progress):
+    eps = np.logspace(-1, 2.5, 36)
+    ns = (1, 2, 8)
+    curves = {}
+    for label, inst in (("printed", PRINTED_EXAMPLE), ("corrected", CORRECTED_EXAMPLE)):
+        for n in ns:
+            for b in (False, True):
+                curves[(label, n, b)] = np.array([
+                    two_action_probability(inst, n, resample=b, noise="laplace", beta=2.0 / e)
+                    for e in eps])
+                curves[(label, n, b, "inf")] = two_action_probability(inst, n, resample=b, beta=0.0)
+    return {"eps": eps, "ns": ns, "curves": curves}
+
+
+def _resampling_plot(data):
+    fig, axes = subplots(1, 2, sharey=True)
+    colors = {1: "#1f77b4", 2: "#ff7f0e", 8: "#2ca02c"}
+    for ax, label in zip(axes[0], ("printed", "corrected")):
+        for n in data["ns"]:
+            for b, ls in ((False, "-"), (True, "--")):
+                ax.plot(data["eps"], data["curves"][(label, n, b)], ls=ls, color=colors[n],
+                        label=f"n = {n}, B = {int(b)}")
+        ax.axhline(0.5, color="k", lw=1, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel("privacy parameter ε (Laplace 2/ε)")
+        ax.text(0.03, 0.95, f"{label} example", transform=ax.transAxes, va="top")
+    axes[0, 0].set_ylabel("P[J = suboptimal action 2]")
+    axes[0, 1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.88))
+    return fig
+
+
+register("wu2025-resampling", title="Bernoulli resampling on the two-action example (printed and corrected)",
+         plot=_resampling_plot, chapter="experts")(_resampling)
