@@ -14,6 +14,7 @@ import numpy as np
 
 from .._validation import as_row_param, check_epsilon
 from ..accounting import NotPrivate, PureDP
+from ..mechanisms.counters import BinaryCounter, popcount
 from ..policy import Policy
 
 __all__ = ["DPTS", "dpts_bonus"]
@@ -88,11 +89,10 @@ class DPTS(Policy):
     the released noisy sums are epsilon-DP; bonus, clipping, Beta draws and argmax (lines 6-11)
     are post-processing. ``guarantee`` is ``PureDP(epsilon)``, which is also the paper's claim.
 
-    The p-sum noises are persistent: drawn once when a p-sum is formed and reused by every
-    later output, as the binary mechanism requires (spec 002 [A20]). This module keeps its own
-    batched binary mechanism rather than a general tree counter because it must restart with a
-    different number of levels per (run, arm) cell at each block boundary and only the cells of
-    the pulled arms advance in a round.
+    The binary mechanism is :class:`~dpolearn.mechanisms.counters.BinaryCounter` (one stream
+    per (run, arm) cell, ``tree_``), restarted with ``r + 1`` levels at every block boundary.
+    Its p-sum noises are persistent: drawn once when a p-sum is formed and reused by every
+    later output, as the binary mechanism requires (spec 002 [A20]).
 
     Readings of spec 002: line 7 of the paper prints the non-private mean inside the clip; we
     use the private mean ``mu_tilde`` [A1]; logarithms are base 2 [A7]; the binary mechanism of
@@ -114,6 +114,9 @@ class DPTS(Policy):
     """
 
     label = "DP-TS"
+    #: Shares of epsilon given to the logarithmic part (C) and to the binary mechanism (B).
+    _log_share = 0.5
+    _tree_share = 0.5
 
     def __init__(self, *, epsilon, bernoulli_trick: bool = False):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
@@ -144,19 +147,14 @@ class DPTS(Policy):
         self.psi_count_ = np.zeros(shape, dtype=np.int64)
         self.psi_sum_ = np.zeros(shape)
         self.mu_tilde_ = np.zeros(shape)
-        # binary mechanism of the open block: p-sums alpha and their noisy versions alpha_hat
-        self._levels = 8                                     # grown on demand
-        self._alpha = np.zeros((n_runs * n_arms, self._levels))     # rows: flat (run, arm)
-        self._alpha_hat = np.zeros((n_runs * n_arms, self._levels))
+        # the 2^(r+1)-bounded binary mechanism of each arm's open block (r = 0: one level)
+        self.tree_ = BinaryCounter(shape, epsilon=self._tree_share * self._eps[:, None],
+                                   levels=1, rng=rng)
 
     # ------------------------------------------------------------------ noise scales
     def _log_scale(self, eps):
         """Laplace scale of a block of the modified logarithmic mechanism: 1/(0.5 eps)."""
-        return 2.0 / eps
-
-    def _bm_scale(self, eps, levels):
-        """Laplace scale of a p-sum in an ``levels``-level binary mechanism run at 0.5 eps."""
-        return levels / (0.5 * eps)
+        return 1.0 / (self._log_share * eps)
 
     def _release(self, value, scale):
         """Add Laplace noise of the given scale (arrays of equal shape): one release each."""
@@ -205,41 +203,18 @@ class DPTS(Policy):
             psum[cc] = 0.0
             r[cc] += 1
             B[cc] = 0.0
-            self._alpha[cc] = 0.0                             # next block: a fresh mechanism
-            self._alpha_hat[cc] = 0.0
+            done = np.zeros(O.shape, dtype=bool)
+            done[cc] = True                                   # next block: a fresh tree
+            self.tree_.restart(where=done.reshape(self.O_.shape), levels=self.r_ + 1)
         if not closes.all():                                  # line 17
-            keep = ~closes
-            B[cell[keep]] = self._binary_step(cell[keep], eps[keep], rewards[keep])
+            keep = cell[~closes]
+            where = np.zeros(O.shape, dtype=bool)
+            where[keep] = True
+            x = np.zeros(O.shape)
+            x[cell] = rewards
+            out = self.tree_.step(x.reshape(self.O_.shape), where=where.reshape(self.O_.shape))
+            B[keep] = out.reshape(-1)[keep]
         mu[cell] = (C[cell] + B[cell]) / O[cell]              # line 19
-
-    def _binary_step(self, cells, eps, x) -> np.ndarray:
-        """One step of the ``2^(r+1)``-bounded binary mechanism (Chan et al. 2011) in the flat
-        ``cells`` (run * n_arms + arm); returns the noisy running sum of ``Psi``, one per cell."""
-        n = self.psi_count_.reshape(-1)[cells]                # position in Psi, 1..2^L - 1
-        L = self.r_.reshape(-1)[cells] + 1                    # levels of this block's tree
-        if L.max() > self._levels:
-            self._grow(int(L.max()))
-        levels = np.arange(self._levels)
-        i = np.log2(n & -n).astype(np.int64)                  # lowest set bit of n
-        alpha = self._alpha[cells]                            # (m, levels) copies
-        alpha_hat = self._alpha_hat[cells]
-        lower = levels < i[:, None]
-        new = np.where(lower, alpha, 0.0).sum(axis=1) + x     # p-sum of the last 2^i items
-        alpha[lower] = 0.0                                    # merged into the new p-sum
-        alpha_hat[lower] = 0.0
-        m = np.arange(len(cells))
-        alpha[m, i] = new
-        alpha_hat[m, i] = self._release(new, self._bm_scale(eps, L))    # noise drawn once
-        self._alpha[cells] = alpha
-        self._alpha_hat[cells] = alpha_hat
-        bits = (n[:, None] >> levels) & 1                     # p-sums making up items 1..n
-        return (alpha_hat * bits).sum(axis=1)
-
-    def _grow(self, levels: int) -> None:
-        pad = ((0, 0), (0, levels - self._levels))
-        self._alpha = np.pad(self._alpha, pad)
-        self._alpha_hat = np.pad(self._alpha_hat, pad)
-        self._levels = levels
 
     # ------------------------------------------------------------------ traces
     @property
@@ -251,9 +226,4 @@ class DPTS(Policy):
     def n_bm_noises_(self) -> np.ndarray:
         """Number of live ``Lap(2(r_j+1)/epsilon)`` p-sum noises in ``B_j``: popcount of
         ``|Psi_j|`` (at most ``r_j + 1``, Remark (b))."""
-        n = self.psi_count_.copy()
-        count = np.zeros_like(n)
-        while np.any(n):
-            count += n & 1
-            n >>= 1
-        return count
+        return popcount(self.psi_count_)
