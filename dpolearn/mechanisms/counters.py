@@ -549,12 +549,19 @@ class HybridCounter:
 
 
 # --------------------------------------------------------------- fast path for the bandits
+def _bit_tables(n_max: int):
+    """Lookup tables for 0..n_max: lowest set bit, floor(log2), power-of-two flag."""
+    n = np.arange(n_max + 1, dtype=np.int64)
+    n[0] = 1
+    return lowest_set_bit(n), _floor_log2(n), _is_pow2(n)
+
+
 class CounterNoise:
     r"""The noise process of a hybrid or binary counter, advanced one stream per row.
 
     A bandit feeds the pulled arm's counter only; this object keeps, for every
     ``(run, arm)`` stream, the current release error (the closed form of the counter:
-    release = exact prefix sum + this noise), and updates it in O(levels) numpy work per
+    release = exact prefix sum + this noise), and updates it with a few numpy operations per
     round for all runs together. It draws exactly the noises of the counter it mirrors:
     node noises that are kept while their node is in use, and (hybrid) one logarithmic noise per
     power of two that stays forever.
@@ -571,11 +578,23 @@ class CounterNoise:
     tree_log_base : {2, "e"}
     rng : numpy Generator
 
+    Attributes
+    ----------
+    noise : ndarray of shape (n_rows, n_cols)
+        Current release error of every stream.
+    count : ndarray of int, shape (n_rows, n_cols)
+
     Notes
     -----
     Tests check that its output has the distribution of :class:`HybridCounter` /
-    :class:`BinaryCounter` at every position (``tests/test_counters.py``).
+    :class:`BinaryCounter` at every position (``tests/test_counters.py``). Node noise of
+    level j is stored in ``node[..., j]`` while bit j of the count is set, so the tree part of
+    the error is ``node.sum(-1)``. When the count reaches n with lowest set bit i, the nodes
+    below i are discarded and node i is drawn; at a power of two (hybrid) the tree is empty and
+    the draw goes to the logarithmic part instead.
     """
+
+    _CHUNK = 2048
 
     def __init__(self, n_rows: int, n_cols: int, *, kind: str, epsilon_tree, epsilon_log=None,
                  levels: Optional[int] = None, tree_log_base=2, rng=None):
@@ -585,8 +604,9 @@ class CounterNoise:
         if kind == "hybrid":
             self.b_log = 1.0 / np.broadcast_to(np.asarray(epsilon_log, dtype=float),
                                                (n_rows, 1))[:, 0]
-            self._factor = 1.0 if tree_log_base == 2 else math.log(2.0)
-            width = 24
+            factor = 1.0 if tree_log_base == 2 else math.log(2.0)
+            self._inv_eps_tree = factor / self.eps_tree   # tree scale = k * this
+            width = 20
         else:
             self.levels = check_positive_int("levels", levels)
             self.b_node = self.levels / self.eps_tree
@@ -595,30 +615,79 @@ class CounterNoise:
         self.node = np.zeros((n_rows, n_cols, width))     # scaled node noises of set bits
         self.log_noise = np.zeros((n_rows, n_cols))
         self.noise = np.zeros((n_rows, n_cols))           # current release error
+        self._grow_tables(1 << 12)
+        self._buf = np.empty((0, 0))
+        self._pos = 0
+
+    def _grow_tables(self, n_max):
+        self._lowbit, self._log2, self._pow2 = _bit_tables(n_max)
+        width = self.node.shape[-1]
+        keep = np.arange(width)[None, :] >= np.arange(width + 1)[:, None]
+        self._keep = keep.astype(float)                  # keep[i, j] = 1 if j >= i
+
+    def _draw(self, size: int) -> np.ndarray:
+        """Lap(1) draws, taken from pre-drawn blocks (same distribution, fewer calls)."""
+        if self._pos >= self._buf.shape[0] or self._buf.shape[1] != size:
+            self._buf = self._rng.laplace(0.0, 1.0, size=(self._CHUNK, size))
+            self._pos = 0
+        out = self._buf[self._pos]
+        self._pos += 1
+        return out
+
+    def _ensure(self, n_max: int) -> None:
+        if self.kind == "binary" and n_max >= 1 << self.levels:
+            raise ValueError(f"stream longer than 2**levels - 1 = {(1 << self.levels) - 1}")
+        if n_max >= len(self._lowbit):
+            need = int(_floor_log2(n_max)) + 2
+            if need > self.node.shape[-1]:
+                self.node = np.ascontiguousarray(
+                    np.pad(self.node, [(0, 0), (0, 0), (0, need - self.node.shape[-1])]))
+            self._grow_tables(max(2 * n_max, 2 * len(self._lowbit)))
 
     def advance(self, rows: np.ndarray, cols: np.ndarray) -> None:
         """One more item in stream ``(rows[r], cols[r])`` for each r; updates ``noise``."""
-        n = self.count[rows, cols] + 1
-        self.count[rows, cols] = n
-        i = lowest_set_bit(n)
-        width = self.node.shape[-1]
-        if self.kind == "binary" and np.any(n >= 1 << self.levels):
-            raise ValueError(f"stream longer than 2**levels - 1 = {(1 << self.levels) - 1}")
-        if int(i.max()) >= width:
-            self.node = np.pad(self.node, [(0, 0), (0, 0), (0, int(i.max()) + 1 - width)])
-            width = self.node.shape[-1]
-        node = self.node[rows, cols]                      # (R, width)
-        node[np.arange(width) < i[:, None]] = 0.0         # nodes below level i are discarded
-        draw = self._rng.laplace(0.0, 1.0, size=len(rows))
-        r = np.arange(len(rows))
+        flat = rows * self.count.shape[1] + cols           # one index array: faster gathers
+        count, node_all = self.count.reshape(-1), self.node.reshape(-1, self.node.shape[-1])
+        n = count[flat] + 1
+        count[flat] = n
+        n_top = n.max()
+        if n_top >= len(self._lowbit) or (self.kind == "binary" and n_top >= 1 << self.levels):
+            self._ensure(int(n_top))
+            node_all = self.node.reshape(-1, self.node.shape[-1])
+        i = self._lowbit[n]
+        node = node_all[flat] * self._keep[i]             # discard the nodes below level i
+        draw = self._draw(len(flat))
+        r = np.arange(len(flat))
+        noise = self.noise.reshape(-1)
         if self.kind == "binary":
-            node[r, i] = self.b_node[rows] * draw         # new node at level i
-            self.noise[rows, cols] = node.sum(1)
+            node[r, i] = self.b_node[rows] * draw         # new p-sum node at level i
+            noise[flat] = node.sum(1)
         else:
-            pow2 = _is_pow2(n)
-            k = _floor_log2(n)
-            node[r, i] = np.where(pow2, 0.0, self._factor * k / self.eps_tree[rows] * draw)
-            node[pow2] = 0.0                              # new epoch: fresh, empty tree
-            self.log_noise[rows, cols] += np.where(pow2, self.b_log[rows] * draw, 0.0)
-            self.noise[rows, cols] = self.log_noise[rows, cols] + node.sum(1)
-        self.node[rows, cols] = node
+            pow2 = self._pow2[n]                          # new epoch: empty tree, and
+            node[r, i] = np.where(pow2, 0.0, self._log2[n] * self._inv_eps_tree[rows] * draw)
+            log_all = self.log_noise.reshape(-1)
+            log = log_all[flat] + np.where(pow2, self.b_log[rows] * draw, 0.0)
+            log_all[flat] = log                           # the log noise stays forever
+            noise[flat] = log + node.sum(1)
+        node_all[flat] = node
+
+    def advance_all(self) -> None:
+        """One more item in every stream, when all streams have the same count (DP-UCB)."""
+        n = int(self.count[0, 0]) + 1
+        if np.any(self.count != n - 1):
+            raise ValueError("advance_all needs equal counts in every stream")
+        self._ensure(n)
+        self.count += 1
+        i = int(self._lowbit[n])
+        self.node[:, :, :i] = 0.0
+        draw = self._draw(self.count.size).reshape(self.count.shape)
+        if self.kind == "binary":
+            self.node[:, :, i] = self.b_node[:, None] * draw
+            self.noise = self.node.sum(-1)
+        elif self._pow2[n]:
+            self.node[:, :, i] = 0.0
+            self.log_noise += self.b_log[:, None] * draw
+            self.noise = self.log_noise.copy()
+        else:
+            self.node[:, :, i] = int(self._log2[n]) * self._inv_eps_tree[:, None] * draw
+            self.noise = self.log_noise + self.node.sum(-1)

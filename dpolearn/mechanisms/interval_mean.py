@@ -294,8 +294,10 @@ class IntervalLaplaceMean:
             self.n_rel[hit] = self.counts[hit]
             self.n_draws += int(n.size)
 
-    def add_at(self, rows: np.ndarray, cols: np.ndarray, x: np.ndarray) -> None:
-        """Fast path for bandits: one reward for stream ``(rows[r], cols[r])`` per r."""
+    def add_at(self, rows: np.ndarray, cols: np.ndarray, x: np.ndarray):
+        """Fast path for bandits: one reward for stream ``(rows[r], cols[r])`` per r.
+
+        Returns the boolean mask of the entries that released (or None if none did)."""
         self.sums[rows, cols] += x
         n = self.counts[rows, cols] + 1
         self.counts[rows, cols] = n
@@ -308,6 +310,8 @@ class IntervalLaplaceMean:
             self.mu_tilde[r, c] = self.sums[r, c] / nh + noise
             self.n_rel[r, c] = n[hit]
             self.n_draws += int(nh.size)
+            return hit
+        return None
 
     def noise_scale(self, n):
         """Laplace scale of a release at count n: n^(v/2 - 1)."""

@@ -1,0 +1,410 @@
+r"""The DP-UCB family of Tossou and Dimitrakakis (AAAI 2016) and the Private-UCB baseline.
+
+All four policies are UCB indices computed from *private* per-arm statistics, so the choice of
+arm is post-processing of a differentially private mechanism:
+
+* :class:`DPUCBBound` (Algorithm 1): hybrid continual-release counter per arm, plus a widening
+  of the index by the counter's high-probability error bound :math:`\nu_a`;
+* :class:`DPUCB` (Algorithm 2): the same counters fed with zeros for the arms not pulled, and
+  the plain UCB1 index;
+* :class:`DPUCBInt` (Algorithm 3): the interval-based Laplace mean, released only about every
+  :math:`1/\varepsilon` pulls with noise that shrinks with n;
+* :class:`PrivateUCB` (Mishra and Thakurta 2015): a horizon-T tree counter per arm and a much
+  wider bonus, **reconstructed** from secondary sources (spec seed001 §A4).
+
+The counters are simulated through their closed form "exact sum + data-independent noise"
+(:class:`~dpolearn.mechanisms.counters.CounterNoise`), whose distribution the tests check
+against the incremental counters.
+
+References
+----------
+.. [TD16] Tossou and Dimitrakakis, "Algorithms for differentially private multi-armed bandits",
+   AAAI 2016, Algorithms 1-3, Theorems 3.1-3.5.
+.. [MT15] Mishra and Thakurta, "(Nearly) optimal differentially private stochastic multi-arm
+   bandits", UAI 2015.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import (as_row_param, check_choice, check_epsilon, check_positive_int,
+                           check_probability)
+from ..accounting import ApproxDP, PureDP
+from ..mechanisms.counters import CounterNoise, _is_pow2
+from ..mechanisms.interval_mean import IntervalLaplaceMean, calibrate_epsilon, zeta
+from .baselines import SumCountPolicy
+
+__all__ = ["DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]
+
+
+def _plain(value):
+    """A parameter for params()/guarantees: float if uniform, else the array."""
+    arr = np.asarray(value, dtype=float)
+    flat = arr.ravel()
+    return float(flat[0]) if np.all(flat == flat[0]) else arr
+
+
+class _HybridUCB(SumCountPolicy):
+    """Shared state of DP-UCB-BOUND and DP-UCB: sums, counts and one hybrid counter per arm."""
+
+    def __init__(self, *, epsilon, split: str = "chan", tree_log_base=2):
+        self.epsilon = check_epsilon(epsilon)
+        self.split = check_choice("split", split, ("chan", "paper"))
+        self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
+
+    def params(self):
+        return {"epsilon": self.epsilon, "split": self.split,
+                "tree_log_base": self.tree_log_base}
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        eps = as_row_param("epsilon", self.epsilon, n_runs)            # (n_runs, 1)
+        half = eps / 2 if self.split == "chan" else eps
+        self._eps_log, self._eps_tree = half, half
+        self.noise_ = CounterNoise(n_runs, n_arms, kind="hybrid", epsilon_log=half,
+                                   epsilon_tree=half, tree_log_base=self.tree_log_base, rng=rng)
+
+    def noisy_sums(self) -> np.ndarray:
+        """H_a.output() for every arm: exact sums plus the counters' noise, (n_runs, K)."""
+        return self.sums_ + self.noise_.noise
+
+    @property
+    def guarantee(self) -> PureDP:
+        """Standard accounting of the hybrid counter (epsilon for "chan", 2 epsilon for
+        "paper"); arms compose in parallel and the choices are post-processing."""
+        eps = np.asarray(self.epsilon, dtype=float)
+        factor = 1.0 if self.tree_log_base == 2 else 1.0 / math.log(2.0)
+        half = eps / 2 if self.split == "chan" else eps
+        return PureDP(epsilon=_plain(half + factor * half))
+
+    @property
+    def paper_claim(self) -> PureDP:
+        """Theorem 3.1 (and the same argument for Algorithm 2): epsilon-DP."""
+        return PureDP(epsilon=_plain(self.epsilon))
+
+
+class DPUCBBound(_HybridUCB):
+    r"""DP-UCB-BOUND: UCB on hybrid-counter sums, widened by the counter's error bound.
+
+    Index of arm a in round t > K (Algorithm 1):
+    :math:`\hat s_a/n_a + \sqrt{2\ln t/n_a} + \nu_a/n_a` with :math:`\hat s_a` the hybrid
+    counter's release and :math:`\nu_a = \sqrt8\ln(4t^4)\,[1/\varepsilon_L +
+    \mathbb 1\{n_a \ne 2^j\}\log_2(n_a)/\varepsilon_B]`; for ``split="paper"``
+    (:math:`\varepsilon_L=\varepsilon_B=\varepsilon`) this is the paper's
+    :math:`\nu_a = \sqrt8\ln(4t^4)(1+\log_2 n_a)/\varepsilon` off powers of two and
+    :math:`\sqrt8\ln(4t^4)/\varepsilon` at them.
+
+    Parameters
+    ----------
+    epsilon : float or array of shape (n_runs,)
+        Privacy parameter, > 0.
+    split : {"chan", "paper"}
+        Budget split of the hybrid counter (see :class:`~dpolearn.mechanisms.HybridCounter`).
+        ``"chan"`` (default) is epsilon-DP; ``"paper"`` reproduces the paper (2 epsilon under
+        standard accounting, epsilon claimed).
+    tree_log_base : {2, "e"}
+
+    Attributes
+    ----------
+    noise_ : CounterNoise
+        Current error of each arm's hybrid counter, ``noise_.noise`` of shape (n_runs, K).
+
+    Notes
+    -----
+    Rounds 1..K pull arm t (spec §7-B5); ties go to the lowest index. The bonus drops sharply
+    whenever n_a is a power of two (only the logarithmic half of the noise is present there),
+    so suboptimal arms tend to stall at power-of-two counts (spec §A1).
+
+    References
+    ----------
+    .. [TD16] Tossou and Dimitrakakis (2016), Algorithm 1, Theorems 3.1 and 3.2.
+
+    Examples
+    --------
+    >>> DPUCBBound(epsilon=1.0, split="paper").guarantee
+    PureDP(epsilon=2)
+    """
+
+    label = "DP-UCB-BOUND"
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        self._tree_term = np.zeros((n_runs, n_arms))           # 1{n_a != 2^j} log2(n_a)
+
+    def bonus(self, t: int) -> np.ndarray:
+        r"""nu_a / n_a for every arm, shape (n_runs, K)."""
+        c_t = math.sqrt(8.0) * math.log(4.0 * float(t) ** 4)     # sqrt(8) ln(4/gamma), gamma=t^-4
+        nu = c_t * (1.0 / self._eps_log + self._tree_term / self._eps_tree)
+        return nu / self.counts_
+
+    def select(self, t):
+        if t <= self.n_arms:                                   # Alg. 1: arm t in round t <= K
+            return np.full(self.n_runs, t - 1)
+        n = self.counts_
+        index = (self.noisy_sums() / n                         # s_a / n_a
+                 + np.sqrt(2.0 * math.log(t) / n)              # UCB width
+                 + self.bonus(t))                              # nu_a / n_a
+        return np.argmax(index, axis=1)
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)                       # exact S_a, n_a
+        self.noise_.advance(self._rows, arms)                  # H_{a_t}.add(r_t)
+        n = self.counts_[self._rows, arms]
+        factor = 1.0 if self.tree_log_base == 2 else math.log(2.0)
+        self._tree_term[self._rows, arms] = np.where(_is_pow2(n.astype(np.int64)), 0.0,
+                                                     factor * np.log2(n))
+
+
+class DPUCB(_HybridUCB):
+    r"""DP-UCB: the UCB1 index on hybrid-counter means, every counter fed every round.
+
+    In round t the pulled arm's counter receives the reward and every other arm's counter a
+    0 (Algorithm 2), so all counters have stream length t - 1 and their noise is identically
+    distributed; :math:`n_a` counts only real pulls. Index:
+    :math:`\hat s_a/n_a + \sqrt{2\ln t/n_a}`.
+
+    Parameters
+    ----------
+    epsilon : float or array of shape (n_runs,)
+    split : {"chan", "paper"}
+    tree_log_base : {2, "e"}
+
+    Notes
+    -----
+    The zeros carry no data, so the privacy argument is that of Theorem 3.1. The counter noise
+    grows with t, not with n_a: a rarely pulled arm's mean carries noise of the order of
+    polylog(t)/(epsilon n_a).
+
+    References
+    ----------
+    .. [TD16] Tossou and Dimitrakakis (2016), Algorithm 2, Theorem 3.3.
+
+    Examples
+    --------
+    >>> DPUCB(epsilon=0.5).guarantee
+    PureDP(epsilon=0.5)
+    """
+
+    label = "DP-UCB"
+
+    def select(self, t):
+        if t <= self.n_arms:                                   # Alg. 2: arm t in round t <= K
+            return np.full(self.n_runs, t - 1)
+        n = self.counts_
+        index = self.noisy_sums() / n + np.sqrt(2.0 * math.log(t) / n)
+        return np.argmax(index, axis=1)
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)                       # S_{a_t} += r_t (zeros add 0)
+        self.noise_.advance_all()                              # every H_b gets one item
+
+
+class DPUCBInt(SumCountPolicy):
+    r"""DP-UCB-INT: UCB on interval-based Laplace means (Algorithm 3).
+
+    Round robin until every arm has :math:`f_0` pulls (:math:`K f_0` rounds); then each arm's
+    mean is re-released only when its count reaches the next release point, as
+    :math:`s_a/n + \mathrm{Lap}(n^{v/2-1})`, and the policy pulls the argmax of
+    :math:`\tilde\mu_a + \sqrt{2\ln t / n^{rel}_a}` (``index_mode="A"``).
+
+    Parameters
+    ----------
+    epsilon : float or array of shape (n_runs,), in (0, 1]
+        *Input* epsilon: it spaces the releases (about 1/epsilon pulls apart). To reach a
+        target (epsilon', delta') use :meth:`from_target` (Corollary 3.2).
+    v : float in (1, 1.5]
+        Noise exponent (1.1 in the paper's experiments).
+    schedule : {"fixed", "lemmaB1_y", "lemmaB1_x"}
+        Release points: every ceil(1/epsilon) pulls (Algorithm 3 as printed, the default), or
+        the shorter series of Lemma B.1.
+    index_mode : {"A", "current_n", "frozen"}
+        "A": bonus with the current t and the count at the last release (default);
+        "current_n": bonus with the current count; "frozen": the whole index computed at the
+        release and kept. All are post-processing of public data.
+    delta_prime : float in (0, 1)
+        delta of the reported guarantee.
+
+    Attributes
+    ----------
+    mean_ : IntervalLaplaceMean
+        Per-arm mechanism; ``mean_.mu_tilde`` and ``mean_.n_rel`` have shape (n_runs, K).
+    f0_ : ndarray of shape (n_runs,)
+        First release point (pulls per arm in the round-robin phase).
+
+    Notes
+    -----
+    Privacy: ``guarantee`` is the t-free advanced-composition bound of Corollary 3.1,
+    :math:`(2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')}, \delta')`, which
+    dominates the exact accountant of every schedule offered
+    (:meth:`IntervalLaplaceMean.accountant`). Readings of the spec: sums and counts are updated
+    during the round robin (§7-B1); one Laplace draw per release point, none in between
+    (§7-B2).
+
+    References
+    ----------
+    .. [TD16] Tossou and Dimitrakakis (2016), Algorithm 3, Lemma 3.1, Theorems 3.4 and 3.5,
+       Corollaries 3.1 and 3.2, Lemma B.1.
+
+    Examples
+    --------
+    >>> p = DPUCBInt.from_target(1.0)
+    >>> round(p.epsilon, 6), p.guarantee.epsilon < 1 + 1e-9
+    (0.003964, True)
+    """
+
+    label = "DP-UCB-INT"
+
+    def __init__(self, *, epsilon, v: float = 1.1, schedule: str = "fixed",
+                 index_mode: str = "A", delta_prime: float = math.exp(-10)):
+        eps = check_epsilon(epsilon)
+        if np.any(np.asarray(eps) > 1):
+            raise ValueError(f"epsilon must be <= 1 (Algorithm 3), got {epsilon!r}")
+        self.epsilon = eps
+        from ..mechanisms.interval_mean import SCHEDULES, _check_v
+
+        self.v = _check_v(v)
+        self.schedule = check_choice("schedule", schedule, SCHEDULES)
+        self.index_mode = check_choice("index_mode", index_mode, ("A", "current_n", "frozen"))
+        self.delta_prime = check_probability("delta_prime", delta_prime, open_low=True,
+                                             open_high=True)
+
+    @classmethod
+    def from_target(cls, epsilon_target, *, delta_prime: float = math.exp(-10), v: float = 1.1,
+                    **kwargs) -> "DPUCBInt":
+        """DP-UCB-INT calibrated by Corollary 3.2 to be (epsilon_target, delta_prime)-DP.
+
+        ``epsilon_target`` may be an array of shape (n_runs,) (one calibration per entry)."""
+        targets = np.asarray(epsilon_target, dtype=float)
+        eps = np.vectorize(lambda e: calibrate_epsilon(float(e), delta_prime, v))(targets)
+        eps = float(eps) if eps.ndim == 0 else eps
+        return cls(epsilon=eps, v=v, delta_prime=delta_prime, **kwargs)
+
+    def params(self):
+        return {"epsilon": self.epsilon, "v": self.v, "schedule": self.schedule,
+                "index_mode": self.index_mode}
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        eps = as_row_param("epsilon", self.epsilon, n_runs)
+        self.mean_ = IntervalLaplaceMean((n_runs, n_arms), epsilon=eps, v=self.v,
+                                         schedule=self.schedule, delta_prime=self.delta_prime,
+                                         rng=rng)
+        self.f0_ = self.mean_.first_release()[:, 0]
+        self._t_rel = np.ones((n_runs, n_arms))
+
+    def select(self, t):
+        rr = t <= self.n_arms * self.f0_                        # round robin: f_0 pulls each
+        if np.all(rr):
+            return np.full(self.n_runs, (t - 1) % self.n_arms)
+        mu, n_rel = self.mean_.mu_tilde, self.mean_.n_rel
+        n_rel = np.maximum(n_rel, 1)                          # rows still in round robin
+        if self.index_mode == "A":                             # Alg. 3 index
+            index = mu + np.sqrt(2.0 * math.log(t) / n_rel)
+        elif self.index_mode == "current_n":
+            index = mu + np.sqrt(2.0 * math.log(t) / self.counts_)
+        else:                                                  # "frozen" at the release
+            index = mu + np.sqrt(2.0 * np.log(self._t_rel) / n_rel)
+        return np.where(rr, (t - 1) % self.n_arms, np.argmax(index, axis=1))
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)
+        hit = self.mean_.add_at(self._rows, arms, rewards)     # s += r; release if n in W
+        if self.index_mode == "frozen" and hit is not None:
+            self._t_rel[self._rows[hit], arms[hit]] = t + 1    # first used in round t + 1
+
+    @property
+    def guarantee(self) -> ApproxDP:
+        eps = np.asarray(self.epsilon, dtype=float)
+        z = zeta(self.v)
+        total = 2 * eps * z + np.sqrt(2 * eps * z * math.log(1 / self.delta_prime))
+        return ApproxDP(epsilon=_plain(total), delta=self.delta_prime)
+
+
+class PrivateUCB(SumCountPolicy):
+    r"""Private-UCB of Mishra and Thakurta (2015), **reconstructed** (spec seed001 §A4).
+
+    One binary (tree) counter per arm sized for the horizon T
+    (:math:`L = \lfloor\log_2 T\rfloor + 1` levels, budget ``epsilon_tree`` each), and the
+    index :math:`\hat s_a/n_a + \sqrt{2\ln t/n_a} + \beta_t/n_a` with
+    :math:`\beta_t = (\ln T)^2\ln(K T\ln T/\gamma_t)/\varepsilon_{tree}` and failure
+    probability :math:`\gamma_t = t^{-4}` (as Tossou and Dimitrakakis set it).
+
+    Parameters
+    ----------
+    epsilon : float or array of shape (n_runs,)
+    horizon : int
+        T; the trees hold at most :math:`2^L - 1 \ge T` items.
+    variant : {"MT_K", "MT_noK", "chan_bound"}
+        "MT_K" (default): ``epsilon_tree = epsilon / K``; "MT_noK": ``epsilon_tree = epsilon``;
+        "chan_bound": ``epsilon_tree = epsilon`` and bonus :math:`\ln(1/\gamma_t) L^{1.5}/\varepsilon`.
+
+    Notes
+    -----
+    The bonus constants come from a public reimplementation, not from the MT15 text, which we
+    could not consult; treat the curves as indicative. Privacy: each reward enters one arm's
+    tree only (parallel composition), so ``guarantee`` is ``PureDP(epsilon_tree)``; MT15's
+    conservative argument claims ``epsilon`` (``paper_claim``).
+
+    References
+    ----------
+    .. [MT15] Mishra and Thakurta (2015), as used as a baseline by Tossou and Dimitrakakis
+       (2016), Section 4.
+    """
+
+    label = "Private-UCB"
+
+    def __init__(self, *, epsilon, horizon: int, variant: str = "MT_K"):
+        self.epsilon = check_epsilon(epsilon)
+        self.horizon = check_positive_int("horizon", horizon, minimum=2)
+        self.variant = check_choice("variant", variant, ("MT_K", "MT_noK", "chan_bound"))
+        self.levels = int(math.floor(math.log2(self.horizon))) + 1
+
+    def params(self):
+        return {"epsilon": self.epsilon, "horizon": self.horizon, "variant": self.variant}
+
+    def _eps_tree_for(self, eps, n_arms):
+        return eps / n_arms if self.variant == "MT_K" else eps
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        self._n_arms_seen = n_arms
+        self._eps = as_row_param("epsilon", self.epsilon, n_runs)
+        self._eps_tree = self._eps_tree_for(self._eps, n_arms)
+        self.noise_ = CounterNoise(n_runs, n_arms, kind="binary", epsilon_tree=self._eps_tree,
+                                   levels=self.levels, rng=rng)
+
+    def bonus(self, t: int) -> np.ndarray:
+        """beta_t / epsilon_tree, shape (n_runs, 1)."""
+        T, K = float(self.horizon), self.n_arms
+        log_inv_gamma = 4.0 * math.log(t)                      # gamma_t = t^-4
+        if self.variant == "chan_bound":
+            return log_inv_gamma * self.levels ** 1.5 / self._eps
+        return math.log(T) ** 2 * (math.log(K * T * math.log(T)) + log_inv_gamma) / self._eps_tree
+
+    def select(self, t):
+        if t <= self.n_arms:
+            return np.full(self.n_runs, t - 1)
+        n = self.counts_
+        index = ((self.sums_ + self.noise_.noise) / n + np.sqrt(2.0 * math.log(t) / n)
+                 + self.bonus(t) / n)
+        return np.argmax(index, axis=1)
+
+    def update(self, t, arms, rewards):
+        if t > self.horizon:
+            raise ValueError(f"t must be <= horizon = {self.horizon}, got {t}")
+        super().update(t, arms, rewards)
+        self.noise_.advance(self._rows, arms)
+
+    @property
+    def guarantee(self) -> PureDP:
+        """PureDP(epsilon_tree): epsilon / K for "MT_K" once K is known (after ``reset``);
+        before that the looser, still valid, epsilon."""
+        k = getattr(self, "_n_arms_seen", None)
+        eps = np.asarray(self.epsilon, dtype=float)
+        return PureDP(epsilon=_plain(eps / k if (self.variant == "MT_K" and k) else eps))
+
+    @property
+    def paper_claim(self) -> PureDP:
+        return PureDP(epsilon=_plain(self.epsilon))
