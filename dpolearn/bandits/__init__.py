@@ -4,7 +4,9 @@ from .lazy import AnytimeLazyUCB, LazyDPTS
 from .dpse import DPSE
 from .adap import AdaPUCB, AdaPKLUCB
 from .dp_ts_ucb import DPTSUCB, MTSGaussian
+from .dp_ucb import DPUCB, DPUCBBound, DPUCBInt, PrivateUCB
 
 __all__ = ["UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay",
            "AnytimeLazyUCB", "LazyDPTS", "DPSE", "AdaPUCB", "AdaPKLUCB",
-           "DPTSUCB", "MTSGaussian"]
+           "DPTSUCB", "MTSGaussian",
+           "DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]

@@ -3,6 +3,10 @@ from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
 from .lazy_mean import LazyDoublingPrivateMean, lazy_schedule
 from .noisy_max import NOISE_FAMILIES, ExponentialMechanism, ReportNoisyMax
+from .counters import BinaryCounter, CounterNoise, HybridCounter, LogarithmicCounter
+from .interval_mean import IntervalLaplaceMean, calibrate_epsilon, lemma_b1_schedule
 
 __all__ = ["LaplaceMechanism", "GaussianMechanism", "ReportNoisyMax", "ExponentialMechanism",
-           "NOISE_FAMILIES", "LazyDoublingPrivateMean", "lazy_schedule"]
+           "NOISE_FAMILIES", "LazyDoublingPrivateMean", "lazy_schedule",
+           "BinaryCounter", "LogarithmicCounter", "HybridCounter", "CounterNoise",
+           "IntervalLaplaceMean", "calibrate_epsilon", "lemma_b1_schedule"]
