@@ -1,0 +1,347 @@
+"""Experiments of Hu, Huang, Zhang, Lécuyer and Hegde (ICML 2025): Figures 3-7 and a table of
+(eps, delta) guarantees.
+
+Common set-up (Section 5): K = 5 Bernoulli arms with means (0.95, 0.75, 0.55, 0.35, 0.15),
+20 runs, T = 10^6, alpha in {0, 0.25, 0.5, 0.75, 1}; pseudo-regret including the K initial
+rounds. Every alpha sweep (and every M-TS-Gaussian (b, c) sweep) is one batch; independent
+batches run through ``parallel_map`` with per-task seeds, so results do not depend on --jobs.
+
+Sharing: Figures 4, 5 and 7 reuse the DP-TS-UCB runs of Figure 3 at the largest T, and
+Figure 5 reuses the M-TS-Gaussian sweep of Figure 6, through the cached ``run`` of those ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bandits.dp_ts_ucb import (DPTSUCB, MTSGaussian, dp_ts_ucb_gdp, match_c,
+                                 mts_gaussian_gdp, sampling_budget)
+from ..envs import BernoulliBandit
+from ..gdp import gdp_delta, gdp_epsilon, gdp_log_delta, pure_dp_to_gdp
+from ..plotting import color_of, regret, subplots
+from ..simulate import make_checkpoints, simulate
+from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+MEANS = (0.95, 0.75, 0.55, 0.35, 0.15)
+ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+B_GRID = (0, 1, 500, 1000, 2000, 5000, 100000)      # Appendix E.1
+PAPER_BEST = {0.0: (1, 1.178), 1.0: (2000, 60.46)}  # Section 5.3: b and c the paper chose
+EPS_BASELINES = 0.5                                 # Appendix E.2
+#: per scale: horizons of Figure 3 (the last is T for Figures 4-7) and runs per configuration
+SIZES = {"quick": ((10**3, 3 * 10**3, 10**4, 2 * 10**4), 10),
+         "paper": ((10**3, 10**4, 10**5, 10**6), 20)}
+_CHAPTER = "gdp"
+
+
+_MEMO: dict = {}
+
+
+def _shared(id, scale, seed, jobs, progress):
+    """``run(id)`` memoised in this process as well: the disk cache is keyed by a hash of the
+    package source, so an edit elsewhere between two calls would otherwise recompute a shared
+    batch. The data are a deterministic function of (id, scale, seed) either way."""
+    key = (id, scale, seed)
+    if key not in _MEMO:
+        _MEMO[key] = run(id, scale, seed=seed, jobs=jobs, progress=progress)
+    return _MEMO[key]
+
+
+def sizes(scale):
+    """``(T_grid, T, n_runs)`` of a scale."""
+    grid, n_runs = SIZES[scale]
+    return grid, grid[-1], n_runs
+
+
+def _checkpoints(T):
+    """Linear points for the curves on a linear axis plus log points for the early rounds."""
+    return np.union1d(make_checkpoints(T, "linear", 100), make_checkpoints(T, "log", 40))
+
+
+def _alpha_colors(alphas):
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps["viridis"]
+    return [cmap(0.85 * i / max(len(alphas) - 1, 1)) for i in range(len(alphas))]
+
+
+# ------------------------------------------------------------------ simulation tasks
+def _task(task):
+    """One batch: ``(kind, T, n_runs, params, seed)`` -> list of Results (one per config)."""
+    kind, T, n_runs, params, seed = task
+    env = BernoulliBandit(MEANS)
+    if kind == "dpts":                                   # alpha sweep of DP-TS-UCB
+        alphas = np.asarray(params["alpha"], dtype=float)
+        policy = DPTSUCB(alpha=np.repeat(alphas, n_runs), horizon=T)
+        groups = [dict(alpha=float(a)) for a in alphas]
+    elif kind == "mtsg":                                 # (b, c) sweep of M-TS-Gaussian
+        b = np.asarray(params["b"], dtype=np.int64)
+        c = np.asarray(params["c"], dtype=float)
+        policy = MTSGaussian(b=np.repeat(b, n_runs), c=np.repeat(c, n_runs), horizon=T)
+        groups = [dict(b=int(bi), c=float(ci)) for bi, ci in zip(b, c)]
+    else:                                                # an (eps, 0)-DP baseline
+        from ..bandits import DPSE, AnytimeLazyUCB, LazyDPTS
+
+        policy = {"Anytime-Lazy-UCB": lambda: AnytimeLazyUCB(epsilon=EPS_BASELINES),
+                  "Lazy-DP-TS": lambda: LazyDPTS(epsilon=EPS_BASELINES),
+                  "DP-SE": lambda: DPSE(epsilon=EPS_BASELINES, horizon=T)}[kind]()
+        groups = [dict(epsilon=EPS_BASELINES)]
+    res = simulate(policy, env, T, n_runs=n_runs * len(groups), seed=seed,
+                   checkpoints=_checkpoints(T), progress=False)
+    parts = res.split(len(groups))
+    for part, g in zip(parts, groups):
+        part.params = dict(g, horizon=T)
+        if kind == "dpts":
+            part.guarantee = DPTSUCB(alpha=g["alpha"], horizon=T).guarantee
+        elif kind == "mtsg":
+            part.guarantee = MTSGaussian(b=g["b"], c=g["c"], horizon=T).guarantee
+    return parts
+
+
+# ------------------------------------------------------------------ Figure 3
+def _fig3_compute(scale, seed, jobs, progress):
+    grid, _, n_runs = sizes(scale)
+    tasks = [("dpts", T, n_runs, dict(alpha=ALPHAS), derive_seed("hu2025", "dpts", T, seed))
+             for T in grid]
+    out = parallel_map(_task, tasks, jobs)
+    results = {int(T): parts for T, parts in zip(grid, out)}
+    final_mean = np.array([[r.final_mean for r in results[T]] for T in grid])
+    final_se = np.array([[r.final_se for r in results[T]] for T in grid])
+    T_fine = np.unique(np.geomspace(grid[0], 10**7, 60).astype(np.int64))
+    eta = np.array([[dp_ts_ucb_gdp(int(T), a) for a in ALPHAS] for T in T_fine])
+    return {"T_grid": np.asarray(grid), "alphas": np.asarray(ALPHAS), "results": results,
+            "final_mean": final_mean, "final_se": final_se, "T_fine": T_fine, "eta": eta,
+            "n_runs": n_runs}
+
+
+def _fig3_plot(data):
+    fig, axes = subplots(1, 2)
+    ax, bx = axes[0]
+    colors = _alpha_colors(data["alphas"])
+    for j, (a, col) in enumerate(zip(data["alphas"], colors)):
+        ax.errorbar(data["T_grid"], data["final_mean"][:, j], yerr=1.96 * data["final_se"][:, j],
+                    color=col, marker="o", lw=2, capsize=3, label=f"α = {a:g}")
+        bx.plot(data["T_fine"], data["eta"][:, j], color=col, lw=2, label=f"α = {a:g}")
+    bx.plot(data["T_fine"], np.sqrt(data["T_fine"] / 2.0), "k--", lw=1.5,
+            label="TS-Gaussian √(T/2)")
+    ax.set_xscale("log")
+    ax.set_xlabel("horizon T")
+    ax.set_ylabel("pseudo-regret at T")
+    ax.legend(title="(a) DP-TS-UCB")
+    bx.set_xscale("log")
+    bx.set_yscale("log")
+    bx.set_xlabel("horizon T")
+    bx.set_ylabel("GDP parameter μ (Theorem 4.4)")
+    bx.legend(title="(b) privacy", fontsize=9)
+    return fig
+
+
+def _fig3_summary(data):
+    rows = []
+    for T in data["T_grid"]:
+        rows += regret_rows("hu2025-fig3", f"T={int(T)}", data["results"][int(T)])
+    return rows
+
+
+register("hu2025-fig3", title="DP-TS-UCB: regret and GDP level against alpha and T (Fig. 3)",
+         plot=_fig3_plot, summary=_fig3_summary, chapter=_CHAPTER)(_fig3_compute)
+
+
+# ------------------------------------------------------------------ Figure 4
+def _fig4_compute(scale, seed, jobs, progress):
+    _, T, n_runs = sizes(scale)
+    fig3 = _shared("hu2025-fig3", scale, seed, jobs, progress)
+    c = 5.0 * np.log(T) ** np.asarray(ALPHAS)            # same regret bound as DP-TS-UCB(alpha)
+    task = ("mtsg", T, n_runs, dict(b=[0] * len(ALPHAS), c=c), derive_seed("hu2025", "fig4", seed))
+    mtsg = parallel_map(_task, [task], 1)[0]
+    return {"alphas": np.asarray(ALPHAS), "T": T, "dpts": fig3["results"][T], "mtsg": mtsg,
+            "c": c, "eta_dpts": np.array([dp_ts_ucb_gdp(T, a) for a in ALPHAS]),
+            "eta_mtsg": np.asarray(mts_gaussian_gdp(T, 0, c))}
+
+
+def _fig4_plot(data):
+    fig, axes = subplots(1, 2)
+    ax, bx = axes[0]
+    a = data["alphas"]
+    for key, label in (("dpts", "DP-TS-UCB"), ("mtsg", "M-TS-Gaussian")):
+        m = np.array([r.final_mean for r in data[key]])
+        se = np.array([r.final_se for r in data[key]])
+        ax.errorbar(a, m, yerr=1.96 * se, marker="o", lw=2, capsize=3, color=color_of(label),
+                    label=label if key == "dpts" else "M-TS-Gaussian (b = 0, c = 5 ln^α T)")
+    bx.plot(a, data["eta_dpts"], "o-", color=color_of("DP-TS-UCB"), label="DP-TS-UCB")
+    bx.plot(a, data["eta_mtsg"], "s-", color=color_of("M-TS-Gaussian"),
+            label="M-TS-Gaussian (b = 0, c = 5 ln^α T)")
+    ax.set_xlabel("α")
+    ax.set_ylabel(f"pseudo-regret at T = {data['T']:,}")
+    ax.legend(title="(a) regret", fontsize=9)
+    bx.set_yscale("log")
+    bx.set_xlabel("α")
+    bx.set_ylabel("GDP parameter μ")
+    bx.legend(title="(b) privacy", fontsize=9)
+    return fig
+
+
+def _fig4_summary(data):
+    return (regret_rows("hu2025-fig4", "DP-TS-UCB(alpha)", data["dpts"])
+            + regret_rows("hu2025-fig4", "M-TS-G(b=0, c=5 ln^alpha T)", data["mtsg"]))
+
+
+register("hu2025-fig4", title="DP-TS-UCB vs M-TS-Gaussian with the same regret bound (Fig. 4)",
+         plot=_fig4_plot, summary=_fig4_summary, chapter=_CHAPTER)(_fig4_compute)
+
+
+# ------------------------------------------------------------------ Figure 6
+def _fig6_compute(scale, seed, jobs, progress):
+    _, T, n_runs = sizes(scale)
+    tasks, cs = [], {}
+    for a in (0.0, 1.0):
+        cs[a] = np.asarray(match_c(T, a, np.asarray(B_GRID)))   # same GDP as DP-TS-UCB(alpha)
+        tasks.append(("mtsg", T, n_runs, dict(b=B_GRID, c=cs[a]),
+                      derive_seed("hu2025", "fig6", a, seed)))
+    out = parallel_map(_task, tasks, jobs)
+    return {"T": T, "b": np.asarray(B_GRID), "c": cs, "results": dict(zip((0.0, 1.0), out)),
+            "eta": {a: dp_ts_ucb_gdp(T, a) for a in (0.0, 1.0)}}
+
+
+def best_b(data, alpha):
+    """The b of the sweep with the lowest mean final regret."""
+    finals = [r.final_mean for r in data["results"][alpha]]
+    return int(data["b"][int(np.argmin(finals))])
+
+
+def _fig6_plot(data):
+    fig, axes = subplots(1, 2)
+    colors = _alpha_colors(data["b"])
+    for ax, a in zip(axes[0], (0.0, 1.0)):
+        labels = [f"b = {b:,}, c = {c:.3g}" for b, c in zip(data["b"], data["c"][a])]
+        regret(data["results"][a], ax=ax, labels=labels, colors=colors, legend=False)
+        ax.set_yscale("log")
+        ax.set_xlabel("round t")
+        ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
+                  fontsize=8)
+    return fig
+
+
+def _fig6_summary(data):
+    return sum((regret_rows("hu2025-fig6", f"alpha={a:g}", data["results"][a]) for a in (0.0, 1.0)),
+               [])
+
+
+register("hu2025-fig6", title="M-TS-Gaussian parameter sweep at matched GDP (Fig. 6)",
+         plot=_fig6_plot, summary=_fig6_summary, chapter=_CHAPTER)(_fig6_compute)
+
+
+# ------------------------------------------------------------------ Figure 5
+def _fig5_compute(scale, seed, jobs, progress):
+    _, T, _ = sizes(scale)
+    fig3 = _shared("hu2025-fig3", scale, seed, jobs, progress)
+    fig6 = _shared("hu2025-fig6", scale, seed, jobs, progress)
+    out = {"T": T, "dpts": {}, "mtsg": {}, "paper_b": {}, "best_b": {}}
+    for a in (0.0, 1.0):
+        out["dpts"][a] = fig3["results"][T][ALPHAS.index(a)]
+        b_paper = PAPER_BEST[a][0]                       # the paper's choice (b = 1 / b = 2000)
+        out["mtsg"][a] = fig6["results"][a][B_GRID.index(b_paper)]
+        out["paper_b"][a] = b_paper
+        out["best_b"][a] = best_b(fig6, a)               # what our own sweep would pick
+    out["eta"] = fig6["eta"]
+    return out
+
+
+def _matched_label(res):
+    return f"M-TS-Gaussian (b = {res.params['b']:,}, c = {res.params['c']:.3g})"
+
+
+def _fig5_plot(data, extra=None):
+    fig, axes = subplots(1, 2)
+    for ax, a in zip(axes[0], (0.0, 1.0)):
+        regret([data["dpts"][a], data["mtsg"][a]], ax=ax, legend=False,
+               labels=["DP-TS-UCB", _matched_label(data["mtsg"][a])])
+        if extra is not None:                            # (eps, 0)-DP baselines: dashed
+            regret(extra, ax=ax, legend=False, ls="--",
+                   labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra])
+        ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
+                  fontsize=8)
+    return fig
+
+
+def _fig5_summary(data):
+    return sum((regret_rows("hu2025-fig5", f"alpha={a:g}", [data["dpts"][a], data["mtsg"][a]])
+                for a in (0.0, 1.0)), [])
+
+
+register("hu2025-fig5", title="DP-TS-UCB vs M-TS-Gaussian with the same GDP level (Fig. 5)",
+         plot=_fig5_plot, summary=_fig5_summary, chapter=_CHAPTER)(_fig5_compute)
+
+
+# ------------------------------------------------------------------ Figure 7
+BASELINES = ("DP-SE", "Anytime-Lazy-UCB", "Lazy-DP-TS")
+
+
+def _fig7_compute(scale, seed, jobs, progress):
+    _, T, n_runs = sizes(scale)
+    fig5 = _shared("hu2025-fig5", scale, seed, jobs, progress)
+    tasks = [(name, T, n_runs, {}, derive_seed("hu2025", "fig7", name, seed)) for name in BASELINES]
+    base = [parts[0] for parts in parallel_map(_task, tasks, jobs)]
+    return dict(fig5, baselines=base, eps=EPS_BASELINES, eta_baselines=pure_dp_to_gdp(EPS_BASELINES))
+
+
+def _fig7_plot(data):
+    return _fig5_plot(data, extra=data["baselines"])
+
+
+def _fig7_summary(data):
+    return _fig5_summary(data) + regret_rows("hu2025-fig7", "eps=0.5", data["baselines"])
+
+
+register("hu2025-fig7", title="Figure 5 plus (eps, 0)-DP algorithms at eps = 0.5 (Fig. 7)",
+         plot=_fig7_plot, summary=_fig7_summary, chapter=_CHAPTER)(_fig7_compute)
+
+
+# ------------------------------------------------------------------ (eps, delta) table
+def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6)):
+    """One row per alpha: phi, floor(phi), mu (Thm 4.4), sqrt(2 phi) (literal Thm 4.6), the
+    sharper sqrt(floor(phi)/ln^a T), eps at each delta (Thm 4.4's mu) and delta(eps = 1)."""
+    rows = []
+    for a in ALPHAS:
+        mu = dp_ts_ucb_gdp(T, a)
+        mu46 = dp_ts_ucb_gdp(T, a, literal_thm46=True)
+        row = {"alpha": a, "phi": sampling_budget(T, a), "floor_phi": np.floor(sampling_budget(T, a)),
+               "mu_thm44": mu, "mu_thm46_literal": mu46,
+               "mu_tight": DPTSUCB(alpha=a, horizon=T).tight_gdp()}
+        for d in deltas:
+            row[f"eps_at_delta={d:g}"] = gdp_epsilon(d, mu)
+            row[f"eps46_at_delta={d:g}"] = gdp_epsilon(d, mu46)
+        row["delta_at_eps=1"] = gdp_delta(1.0, mu)
+        rows.append(row)
+    return rows
+
+
+def _table_compute(scale, seed, jobs, progress):
+    T = 10**6                                            # the paper's T at every scale (no simulation)
+    eps = np.linspace(0, 40, 401)
+    log_delta = {a: gdp_log_delta(eps, dp_ts_ucb_gdp(T, a)) for a in ALPHAS}
+    return {"T": T, "rows": eps_delta_table(T), "eps": eps, "log_delta": log_delta,
+            "eps_baseline_mu": pure_dp_to_gdp(EPS_BASELINES)}
+
+
+def _table_plot(data):
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    for a, col in zip(ALPHAS, _alpha_colors(ALPHAS)):
+        ax.plot(data["eps"], data["log_delta"][a] / np.log(10), color=col,
+                label=f"α = {a:g} (μ = {dp_ts_ucb_gdp(data['T'], a):.4g})")
+    ax.axhline(-5, color="k", ls=":", lw=1)
+    ax.set_xlabel("ε")
+    ax.set_ylabel("log10 δ(ε)")
+    ax.set_ylim(-12, 0.5)
+    ax.legend(title=f"DP-TS-UCB, T = {data['T']:,}", fontsize=9)
+    return fig
+
+
+def _table_summary(data):
+    return [{"experiment": "hu2025-table-eps-delta", "panel": f"T={data['T']}",
+             "algorithm": "DP-TS-UCB", "epsilon": "", "horizon": data["T"], "n_runs": 0,
+             "final_regret_mean": "", "final_regret_se": "",
+             "params": f"alpha={row['alpha']:g}", **row} for row in data["rows"]]
+
+
+register("hu2025-table-eps-delta", title="(eps, delta) guarantees of DP-TS-UCB per alpha, T = 10^6",
+         plot=_table_plot, summary=_table_summary, chapter=_CHAPTER)(_table_compute)
