@@ -128,6 +128,10 @@ class LazyDoublingPrivateMean:
         self.n_pulls = np.zeros(shape, dtype=np.int64)
         # 2^(r_j + 1): size of the open batch, the count at which it is processed
         self._next_size = np.ones(shape, dtype=np.int64)
+        # flat views of the per-round state (1-D fancy indexing is the cheap hot path)
+        self._base = self._rows * self.n_arms
+        self._flat = {name: getattr(self, name).reshape(-1) for name in
+                      ("n_pulls", "n_unprocessed", "unprocessed_sum", "_next_size")}
 
     @property
     def guarantee(self) -> PureDP:
@@ -144,13 +148,15 @@ class LazyDoublingPrivateMean:
             True for the runs whose pulled arm just closed a batch (its ``mu_tilde`` and
             ``batch_size`` changed).
         """
-        rows, arms = self._rows, np.asarray(arms)
-        self.n_pulls[rows, arms] += 1
-        self.n_unprocessed[rows, arms] += 1                   # N_j <- N_j + 1
-        self.unprocessed_sum[rows, arms] += rewards           # Phi_j <- Phi_j + x
-        done = self.n_unprocessed[rows, arms] == self._next_size[rows, arms]
+        arms = np.asarray(arms)
+        flat, f = self._base + arms, self._flat               # index of (run, pulled arm)
+        f["n_pulls"][flat] += 1
+        n = f["n_unprocessed"][flat] + 1
+        f["n_unprocessed"][flat] = n                          # N_j <- N_j + 1
+        f["unprocessed_sum"][flat] += rewards                 # Phi_j <- Phi_j + x
+        done = n == f["_next_size"][flat]                     # open batch complete?
         if done.any():
-            self._process(rows[done], arms[done])
+            self._process(self._rows[done], arms[done])
         return done
 
     def _process(self, rows: np.ndarray, arms: np.ndarray) -> None:

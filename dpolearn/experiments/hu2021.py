@@ -1,0 +1,288 @@
+"""Experiments of the chapter "Optimal private bandits by forgetting" (Hu, Huang, Mehta and
+Hegde, arXiv:2102.07929v3, bandit part).
+
+* ``hu2021-regret`` -- the whole grid behind Figures 1 and 2: four algorithms
+  (Anytime-Lazy-UCB, Lazy-DP-TS, DP-SE, AdaP-KLUCB) x two instances x eps in {0.25, 0.5, 1},
+  one batched simulation per algorithm (the eps grid and both instances are rows of one batch).
+* ``hu2021-fig1`` / ``hu2021-fig2`` -- Figures 1 and 2 re-drawn from that grid: setting 1
+  (means 0.75, 0.625, 0.5, 0.375, 0.25) and setting 2 (0.5, 0.4, 0.4, 0.4, 0.4).
+* ``hu2021-lazy-schedule`` -- one run of Anytime-Lazy-UCB drawn pull by pull: which
+  observations feed which private mean, per arm, and the private means themselves.
+* ``hu2021-eps-sweep`` -- final regret and suboptimal pulls against epsilon on a two-armed
+  instance, to see the min{Delta, eps} rate of Theorems 3 and 5.
+
+Natural logarithms throughout (the hu2022-* experiments use log2 for Lazy-DP-TS).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bandits import DPSE, AdaPKLUCB, AnytimeLazyUCB, LazyDPTS
+from ..envs import BernoulliBandit
+from ..plotting import color_of, regret, subplots
+from ..simulate import make_checkpoints, simulate
+from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+SETTINGS = {1: (0.75, 0.625, 0.5, 0.375, 0.25), 2: (0.5, 0.4, 0.4, 0.4, 0.4)}
+EPSILONS = (0.25, 0.5, 1.0)
+ALGORITHMS = ("Anytime-Lazy-UCB", "Lazy-DP-TS", "DP-SE", "AdaP-KLUCB")
+#: (horizon, runs per (setting, epsilon)); "paper" is the paper's own T = 10^6 and 20 runs
+_SIZES = {"quick": (20_000, 8), "paper": (1_000_000, 20)}
+
+
+def _make(name, eps, horizon):
+    if name == "Anytime-Lazy-UCB":
+        return AnytimeLazyUCB(epsilon=eps)
+    if name == "Lazy-DP-TS":
+        return LazyDPTS(epsilon=eps)
+    if name == "DP-SE":
+        return DPSE(epsilon=eps, horizon=horizon)            # max form, beta = 1/T
+    return AdaPKLUCB(epsilon=eps)                           # alpha = 3.1
+
+
+def _checkpoints(horizon):
+    """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
+    return np.union1d(make_checkpoints(horizon, "log", 150),
+                      make_checkpoints(horizon, "linear", 400))
+
+
+def _grid_task(task):
+    """One algorithm on every (setting, epsilon) cell, as ONE batch of runs."""
+    name, horizon, n_runs, seed, progress = task
+    cells = [(s, e) for s in SETTINGS for e in EPSILONS]
+    means = np.repeat(np.array([SETTINGS[s] for s, _ in cells]), n_runs, axis=0)
+    eps = np.repeat([e for _, e in cells], n_runs)
+    res = simulate(_make(name, eps, horizon), BernoulliBandit(means), horizon, len(eps),
+                   seed=seed, checkpoints=_checkpoints(horizon), progress=progress)
+    parts = res.split(len(cells))
+    for part, (_, e) in zip(parts, cells):
+        part.params = dict(part.params, epsilon=e)
+    return {cell: part for cell, part in zip(cells, parts)}
+
+
+def _grid(scale, seed, jobs, progress):
+    horizon, n_runs = _SIZES[scale]
+    tasks = [(name, horizon, n_runs, derive_seed("hu2021-regret", name, seed), progress)
+             for name in ALGORITHMS]
+    out = parallel_map(_grid_task, tasks, jobs)
+    results = {(s, e, name): by_cell[(s, e)]
+               for name, by_cell in zip(ALGORITHMS, out) for s in SETTINGS for e in EPSILONS}
+    return {"results": results, "horizon": horizon, "n_runs": n_runs,
+            "settings": SETTINGS, "epsilons": EPSILONS, "algorithms": ALGORITHMS}
+
+
+def _grid_summary(data, settings=(1, 2)):
+    rows = []
+    for s in settings:
+        for e in data["epsilons"]:
+            res = [data["results"][(s, e, name)] for name in data["algorithms"]]
+            rows += regret_rows(f"hu2021-fig{s}", f"setting {s}, eps={e}", res, epsilon=e,
+                                setting=s)
+    return rows
+
+
+register("hu2021-regret", title="Regret grid of Figures 1 and 2 (4 algorithms, 2 settings, "
+         "eps in {0.25, 0.5, 1})", summary=_grid_summary, chapter="lazy_forgetting")(_grid)
+
+
+def claims(data, setting):
+    """The paper's two orderings checked cell by cell on the final mean regret.
+
+    Returns a list of dicts with, for each epsilon, the final mean and standard error of every
+    algorithm, whether Lazy-DP-TS is below DP-SE and below Anytime-Lazy-UCB (difference larger
+    than 2 standard errors of the difference), and the ratio Lazy-DP-TS / AdaP-KLUCB.
+    """
+    out = []
+    for e in data["epsilons"]:
+        r = {name: data["results"][(setting, e, name)] for name in data["algorithms"]}
+
+        def below(a, b):
+            se = np.hypot(r[a].final_se, r[b].final_se)
+            return bool(r[a].final_mean + 2 * se < r[b].final_mean)
+
+        out.append({"epsilon": e,
+                    **{name: (r[name].final_mean, r[name].final_se) for name in r},
+                    "TS<DP-SE": below("Lazy-DP-TS", "DP-SE"),
+                    "TS<UCB": below("Lazy-DP-TS", "Anytime-Lazy-UCB"),
+                    "TS/AdaP": r["Lazy-DP-TS"].final_mean / r["AdaP-KLUCB"].final_mean})
+    return out
+
+
+def _figure(setting, scale, seed, jobs, progress):
+    grid = run("hu2021-regret", scale, seed=seed, jobs=jobs, progress=progress)
+    return {"setting": setting, "means": SETTINGS[setting], "horizon": grid["horizon"],
+            "n_runs": grid["n_runs"], "epsilons": grid["epsilons"],
+            "algorithms": grid["algorithms"],
+            "results": {k: v for k, v in grid["results"].items() if k[0] == setting}}
+
+
+def _plot_figure(data, log_x=False):
+    eps = data["epsilons"]
+    fig, axes = subplots(1, len(eps), sharey=False)
+    for ax, e in zip(axes[0], eps):
+        res = [data["results"][(data["setting"], e, name)] for name in data["algorithms"]]
+        regret(res, ax=ax, log_x=log_x, legend=False)
+        ax.text(0.03, 0.95, f"ε = {e:g}", transform=ax.transAxes, va="top", fontsize=11)
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0)) if not log_x else None
+    for ax in axes[0][1:]:
+        ax.set_ylabel("")
+    axes[0][0].legend(loc="center left", fontsize=9)
+    return fig
+
+
+def _fig1(scale, seed, jobs, progress):
+    return _figure(1, scale, seed, jobs, progress)
+
+
+def _fig2(scale, seed, jobs, progress):
+    return _figure(2, scale, seed, jobs, progress)
+
+
+def _fig_summary(data):
+    s = data["setting"]
+    return _grid_summary({"results": data["results"], "epsilons": data["epsilons"],
+                          "algorithms": data["algorithms"]}, settings=(s,))
+
+
+register("hu2021-fig1", title="Figure 1: cumulative regret, setting 1 (0.75, ..., 0.25)",
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_forgetting")(_fig1)
+register("hu2021-fig2", title="Figure 2: cumulative regret, setting 2 (0.5, 0.4, 0.4, 0.4, 0.4)",
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_forgetting")(_fig2)
+
+
+# ---------------------------------------------------------------------------------------------
+# hu2021-lazy-schedule: one run drawn pull by pull
+# ---------------------------------------------------------------------------------------------
+_SCHEDULE_T = {"quick": 3000, "paper": 3000}
+
+
+def _schedule(scale, seed, jobs, progress):
+    horizon = _SCHEDULE_T[scale]
+    means = np.array(SETTINGS[1])
+    K = len(means)
+    policy = AnytimeLazyUCB(epsilon=1.0)
+    rng_p, rng_e = (np.random.default_rng(s) for s in
+                    derive_seed("hu2021-lazy-schedule", seed).spawn(2))
+    policy.reset(1, K, rng_p)
+    arms, batch, closes = np.empty(horizon, int), np.empty(horizon, int), []
+    mu_path = np.full((horizon, K), np.nan)
+    for t in range(1, horizon + 1):
+        a = policy.select(t)
+        x = (rng_e.random(1) < means[a]).astype(float)
+        r_before = policy.mean_.batch_index[0, a[0]]
+        policy.update(t, a, x)
+        if policy.mean_.batch_index[0, a[0]] != r_before:        # a batch was processed
+            closes.append((t, int(a[0]), int(policy.mean_.batch_index[0, a[0]])))
+        n = policy.mean_.n_pulls[0, a[0]]
+        arms[t - 1] = a[0]
+        batch[t - 1] = int(n).bit_length() - 1                     # pull n is in batch floor(log2 n)
+        mu_path[t - 1] = policy.mean_.mu_tilde[0]
+    return {"arms": arms, "batch": batch, "closes": np.array(closes), "mu_tilde": mu_path,
+            "means": means, "horizon": horizon, "epsilon": 1.0,
+            "batch_size": policy.mean_.batch_size[0].copy(),
+            "n_pulls": policy.mean_.n_pulls[0].copy()}
+
+
+def _plot_schedule(data):
+    import matplotlib.pyplot as plt
+
+    fig, axes = subplots(2, 1, sharex=True)
+    ax, ax2 = axes[0, 0], axes[1, 0]
+    t = np.arange(1, data["horizon"] + 1)
+    K = len(data["means"])
+    cmap = plt.get_cmap("tab10")
+    for r in np.unique(data["batch"]):
+        sel = data["batch"] == r
+        ax.scatter(t[sel], data["arms"][sel], s=9, marker="|", color=cmap(r % 10),
+                   label=f"batch {r} ({2 ** r} pulls)" if r <= 6 else None)
+    cl = data["closes"]
+    ax.scatter(cl[:, 0], cl[:, 1] + 0.3, marker="v", s=22, color="k", zorder=3,
+               label="batch processed: one Laplace draw")
+    ax.set_yticks(range(K), [f"arm {j + 1} (μ={m:g})" for j, m in enumerate(data["means"])])
+    ax.set_ylim(K - 0.5, -0.6)
+    ax.set_ylabel("")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.grid(False)
+    for j in range(K):
+        ax2.step(t, data["mu_tilde"][:, j], where="post", color=cmap(j), lw=1.5,
+                 label=f"arm {j + 1}")
+        ax2.axhline(data["means"][j], color=cmap(j), ls=":", lw=1)
+    ax2.set_ylim(-0.6, 1.6)
+    ax2.set_xscale("log")
+    ax2.set_xlabel("round t")
+    ax2.set_ylabel("private mean μ̃ (dotted: true mean)")
+    ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    return fig
+
+
+register("hu2021-lazy-schedule", title="The lazy doubling schedule of Anytime-Lazy-UCB, one run",
+         plot=_plot_schedule, chapter="lazy_forgetting")(_schedule)
+
+
+# ---------------------------------------------------------------------------------------------
+# hu2021-eps-sweep: regret against epsilon on a two-armed instance
+# ---------------------------------------------------------------------------------------------
+SWEEP_MEANS = (0.6, 0.5)
+SWEEP_EPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+_SWEEP_SIZES = {"quick": (10_000, 10), "paper": (100_000, 20)}
+
+
+def _sweep_task(task):
+    name, horizon, n_runs, seed = task
+    eps = np.repeat(SWEEP_EPS, n_runs)
+    pol = AnytimeLazyUCB(epsilon=eps) if name == "Anytime-Lazy-UCB" else LazyDPTS(epsilon=eps)
+    res = simulate(pol, BernoulliBandit(SWEEP_MEANS), horizon, len(eps), seed=seed,
+                   checkpoints=[horizon], progress=False)
+    parts = res.split(len(SWEEP_EPS))
+    for part, e in zip(parts, SWEEP_EPS):
+        part.params = dict(part.params, epsilon=e)
+    return parts
+
+
+def _sweep(scale, seed, jobs, progress):
+    horizon, n_runs = _SWEEP_SIZES[scale]
+    names = ("Anytime-Lazy-UCB", "Lazy-DP-TS")
+    tasks = [(n, horizon, n_runs, derive_seed("hu2021-eps-sweep", n, seed)) for n in names]
+    out = parallel_map(_sweep_task, tasks, jobs)
+    return {"results": dict(zip(names, out)), "epsilons": np.array(SWEEP_EPS),
+            "means": SWEEP_MEANS, "horizon": horizon, "n_runs": n_runs}
+
+
+def _plot_sweep(data):
+    fig, axes = subplots(1, 2)
+    eps = data["epsilons"]
+    gap = max(data["means"]) - min(data["means"])
+    T = data["horizon"]
+    for name, parts in data["results"].items():
+        subopt = np.array([p.pulls[:, 1].mean() for p in parts])
+        se = np.array([p.pulls[:, 1].std(ddof=1) / np.sqrt(p.n_runs) for p in parts])
+        reg = np.array([p.final_mean for p in parts])
+        rse = np.array([p.final_se for p in parts])
+        axes[0, 0].errorbar(eps, reg, yerr=1.96 * rse, marker="o", color=color_of(name),
+                            label=name, capsize=2)
+        axes[0, 1].errorbar(eps, subopt, yerr=1.96 * se, marker="o", color=color_of(name),
+                            label=name, capsize=2)
+    rate = np.log(T) / (gap * np.minimum(gap, eps))
+    axes[0, 1].plot(eps, rate, "k--", lw=1.5, label="ln T / (Δ min{Δ, ε})")
+    axes[0, 1].axvline(gap, color="grey", lw=1, ls=":")
+    axes[0, 0].axvline(gap, color="grey", lw=1, ls=":")
+    for ax in axes[0]:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("privacy parameter ε (dotted: ε = Δ)")
+        ax.legend(fontsize=9)
+    axes[0, 0].set_ylabel(f"pseudo-regret at T = {T:,}")
+    axes[0, 1].set_ylabel("pulls of the suboptimal arm")
+    return fig
+
+
+def _sweep_summary(data):
+    rows = []
+    for name, parts in data["results"].items():
+        for p, e in zip(parts, data["epsilons"]):
+            rows += regret_rows("hu2021-eps-sweep", f"eps={e:g}", [p], epsilon=float(e))
+    return rows
+
+
+register("hu2021-eps-sweep", title="Regret against epsilon, two arms (0.6, 0.5)",
+         plot=_plot_sweep, summary=_sweep_summary, chapter="lazy_forgetting")(_sweep)
