@@ -186,22 +186,27 @@ def _schedule(scale, seed, jobs, progress):
 def _plot_schedule(data):
     import matplotlib.pyplot as plt
 
-    fig, axes = subplots(2, 1, sharex=True)
-    ax, ax2 = axes[0, 0], axes[1, 0]
+    fig, axes = subplots(1, 2)
+    ax, ax2 = axes[0, 0], axes[0, 1]
     t = np.arange(1, data["horizon"] + 1)
     K = len(data["means"])
     cmap = plt.get_cmap("tab10")
-    for r in np.unique(data["batch"]):
+    for r in np.unique(data["batch"]):          # colour = batch index, the same for every arm
         sel = data["batch"] == r
-        ax.scatter(t[sel], data["arms"][sel], s=9, marker="|", color=cmap(r % 10),
-                   label=f"batch {r} ({2 ** r} pulls)" if r <= 6 else None)
+        ax.scatter(t[sel], data["arms"][sel], s=30, marker="|", color=cmap(r % 10), lw=1)
     cl = data["closes"]
-    ax.scatter(cl[:, 0], cl[:, 1] + 0.3, marker="v", s=22, color="k", zorder=3,
-               label="batch processed: one Laplace draw")
-    ax.set_yticks(range(K), [f"arm {j + 1} (μ={m:g})" for j, m in enumerate(data["means"])])
-    ax.set_ylim(K - 0.5, -0.6)
-    ax.set_ylabel("")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.scatter(cl[:, 0], cl[:, 1] + 0.32, marker="v", s=18, color="k", zorder=3,
+               label="batch processed (one Laplace draw)")
+    for r in range(4):                                       # name the first batches of arm 1
+        first = np.flatnonzero((data["batch"] == r) & (data["arms"] == 0))
+        if first.size:
+            ax.annotate(f"{2 ** r}", (t[first[0]], -0.28), fontsize=7, ha="left",
+                        color=cmap(r % 10))
+    ax.set_yticks(range(K), [f"arm {j + 1}\nμ={m:g}" for j, m in enumerate(data["means"])])
+    ax.set_ylim(K + 0.35, -0.6)
+    ax.set_xscale("log")
+    ax.set_xlabel("round t")
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
     ax.grid(False)
     for j in range(K):
         ax2.step(t, data["mu_tilde"][:, j], where="post", color=cmap(j), lw=1.5,
@@ -211,7 +216,7 @@ def _plot_schedule(data):
     ax2.set_xscale("log")
     ax2.set_xlabel("round t")
     ax2.set_ylabel("private mean μ̃ (dotted: true mean)")
-    ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax2.legend(loc="upper right", fontsize=8, ncol=K)
     return fig
 
 
@@ -223,8 +228,8 @@ register("hu2021-lazy-schedule", title="The lazy doubling schedule of Anytime-La
 # hu2021-eps-sweep: regret against epsilon on a two-armed instance
 # ---------------------------------------------------------------------------------------------
 SWEEP_MEANS = (0.6, 0.5)
-SWEEP_EPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
-_SWEEP_SIZES = {"quick": (10_000, 10), "paper": (100_000, 20)}
+SWEEP_EPS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+_SWEEP_SIZES = {"quick": (20_000, 8), "paper": (100_000, 20)}
 
 
 def _sweep_task(task):
@@ -253,26 +258,25 @@ def _plot_sweep(data):
     eps = data["epsilons"]
     gap = max(data["means"]) - min(data["means"])
     T = data["horizon"]
+    rate = np.log(T) / (gap * np.minimum(gap, eps))        # the order of Theorems 3 and 5
     for name, parts in data["results"].items():
-        subopt = np.array([p.pulls[:, 1].mean() for p in parts])
-        se = np.array([p.pulls[:, 1].std(ddof=1) / np.sqrt(p.n_runs) for p in parts])
-        reg = np.array([p.final_mean for p in parts])
-        rse = np.array([p.final_se for p in parts])
-        axes[0, 0].errorbar(eps, reg, yerr=1.96 * rse, marker="o", color=color_of(name),
+        n2 = np.array([p.pulls[:, 1] for p in parts], dtype=float)       # (n_eps, n_runs)
+        m, se = n2.mean(1), n2.std(1, ddof=1) / np.sqrt(n2.shape[1])
+        axes[0, 0].errorbar(eps, m, yerr=1.96 * se, marker="o", color=color_of(name),
                             label=name, capsize=2)
-        axes[0, 1].errorbar(eps, subopt, yerr=1.96 * se, marker="o", color=color_of(name),
-                            label=name, capsize=2)
-    rate = np.log(T) / (gap * np.minimum(gap, eps))
-    axes[0, 1].plot(eps, rate, "k--", lw=1.5, label="ln T / (Δ min{Δ, ε})")
-    axes[0, 1].axvline(gap, color="grey", lw=1, ls=":")
-    axes[0, 0].axvline(gap, color="grey", lw=1, ls=":")
+        axes[0, 1].errorbar(eps, m / rate, yerr=1.96 * se / rate, marker="o",
+                            color=color_of(name), label=name, capsize=2)
+    axes[0, 0].plot(eps, rate, "k--", lw=1.5, label="ln T / (Δ min{Δ, ε})")
+    axes[0, 0].axhline(T / 2, color="grey", lw=1, ls="-.", label="T/2 (no learning)")
+    axes[0, 0].set_yscale("log")
+    axes[0, 0].set_ylabel(f"pulls of the suboptimal arm by T = {T:,}")
+    axes[0, 1].set_ylabel("pulls × Δ min{Δ, ε} / ln T")
+    axes[0, 1].set_ylim(bottom=0)
     for ax in axes[0]:
+        ax.axvline(gap, color="grey", lw=1, ls=":")
         ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("privacy parameter ε (dotted: ε = Δ)")
+        ax.set_xlabel("privacy parameter ε (dotted line: ε = Δ)")
         ax.legend(fontsize=9)
-    axes[0, 0].set_ylabel(f"pseudo-regret at T = {T:,}")
-    axes[0, 1].set_ylabel("pulls of the suboptimal arm")
     return fig
 
 
