@@ -1,0 +1,263 @@
+"""Experiments of the continual-release chapter (Tossou and Dimitrakakis, AAAI 2016).
+
+* ``tossou2016-fig2``: Figure 2 re-drawn (four panels: means {0.9, 0.6} and
+  {0.55, 0.2, 8 x 0.1}, target epsilon in {1, 0.1}); both epsilon values of an instance run as
+  one batch per algorithm.
+* ``tossou2016-counter-error``: error of the binary, logarithmic and hybrid counters over the
+  stream, measured against their analytic standard deviations.
+* ``tossou2016-int-schedules``: DP-UCB-INT with the fixed ceil(1/eps) schedule against the two
+  Lemma B.1 schedules (the ablation of spec seed001 §7-B3).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..bandits import UCB1
+from ..bandits.dp_ucb import DPUCB, DPUCBBound, DPUCBInt, PrivateUCB
+from ..envs import BernoulliBandit
+from ..mechanisms.counters import BinaryCounter, HybridCounter, LogarithmicCounter
+from ..mechanisms.interval_mean import calibrate_epsilon
+from ..plotting import color_of, regret, subplots
+from ..simulate import make_checkpoints, simulate
+from .registry import derive_seed, parallel_map, register, regret_rows
+
+MEANS_2 = (0.9, 0.6)
+MEANS_10 = (0.1, 0.1, 0.1, 0.1, 0.2, 0.55, 0.1, 0.1, 0.1, 0.1)   # spec §6.2 order
+INSTANCES = {"2 arms": MEANS_2, "10 arms": MEANS_10}
+TARGET_EPS = (1.0, 0.1)
+DELTA_PRIME = math.exp(-10)
+V = 1.1
+ALGORITHMS = ("UCB1", "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB")
+_SIZES = {"quick": (5_000, 20), "paper": (100_000, 100)}          # (T, runs per panel)
+
+
+def _checkpoints(horizon):
+    """Log-spaced and linear checkpoints together (the figure uses a linear t axis)."""
+    pts = np.concatenate([make_checkpoints(horizon, "log", 60),
+                          make_checkpoints(horizon, "linear", 100)])
+    return np.unique(pts)
+
+
+def make_policy(name, eps_targets, horizon, schedule="lemmaB1_y"):
+    """The policy ``name`` for an array of target epsilons (one per run), as in Figure 2:
+    DP-UCB-BOUND and DP-UCB with the paper's budget split, DP-UCB-INT calibrated by
+    Corollary 3.2 (delta' = e^-10, v = 1.1), Private-UCB with its horizon."""
+    if name == "UCB1":
+        return UCB1()
+    if name == "DP-UCB-BOUND":
+        return DPUCBBound(epsilon=eps_targets, split="paper")
+    if name == "DP-UCB":
+        return DPUCB(epsilon=eps_targets, split="paper")
+    if name == "DP-UCB-INT":
+        return DPUCBInt.from_target(eps_targets, delta_prime=DELTA_PRIME, v=V, schedule=schedule)
+    if name == "Private-UCB":
+        return PrivateUCB(epsilon=eps_targets, horizon=horizon)
+    raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {name!r}")
+
+
+def _input_eps(name, target):
+    return calibrate_epsilon(target, DELTA_PRIME, V) if name == "DP-UCB-INT" else target
+
+
+def legend_label(name, target):
+    """The paper's legend: the algorithm's *input* privacy parameter in parentheses."""
+    if name == "UCB1":
+        return "UCB1"
+    return f"{name} ({_input_eps(name, target):.4g})"
+
+
+def _run_batch(task):
+    """One algorithm on one instance, every target epsilon in one batch."""
+    exp_id, instance, name, schedule, horizon, n_runs, seed = task
+    eps = np.repeat(TARGET_EPS, n_runs)
+    n_total = n_runs if name == "UCB1" else len(eps)    # UCB1 ignores epsilon: one batch
+    policy = make_policy(name, eps, horizon, schedule)
+    res = simulate(policy, BernoulliBandit(INSTANCES[instance]), horizon, n_total, seed=seed,
+                   checkpoints=_checkpoints(horizon), progress=False)
+    parts = [res] * len(TARGET_EPS) if name == "UCB1" else res.split(len(TARGET_EPS))
+    out = []
+    for target, part in zip(TARGET_EPS, parts):
+        if name != "UCB1":
+            part.params = dict(part.params, epsilon=_input_eps(name, target),
+                               target_epsilon=target)
+        out.append(part)
+    return out
+
+
+def _panels(exp_id, names, schedules, scale, seed, jobs):
+    horizon, n_runs = _SIZES[scale]
+    tasks = [(exp_id, inst, name, sch, horizon, n_runs,
+              derive_seed(exp_id, inst, name, sch, seed))
+             for inst in INSTANCES for name, sch in zip(names, schedules)]
+    results = parallel_map(_run_batch, tasks, jobs)
+    panels = []
+    for inst in INSTANCES:
+        for k, target in enumerate(TARGET_EPS):
+            rows = [(task[2], task[3], res[k]) for task, res in zip(tasks, results)
+                    if task[1] == inst]
+            panels.append({"instance": inst, "means": np.asarray(INSTANCES[inst]),
+                           "target_epsilon": target, "results": rows})
+    return {"panels": panels, "horizon": horizon, "n_runs": n_runs}
+
+
+# ----------------------------------------------------------------------------- Figure 2
+def _compute_fig2(scale, seed, jobs, progress):
+    data = _panels("tossou2016-fig2", ALGORITHMS, ["lemmaB1_y"] * len(ALGORITHMS), scale, seed,
+                   jobs)
+    for panel in data["panels"]:        # claim 5: best minus worst final regret over runs
+        panel["spread"] = {name: float(np.ptp(res.regret[:, -1]))
+                           for name, _, res in panel["results"]}
+    return data
+
+
+def plot_fig2(data, log_x=False, log_y=True):
+    """The four panels of Figure 2: (a) 2 arms eps=1, (b) 2 arms eps=0.1, (c), (d) 10 arms."""
+    fig, axes = subplots(2, 2, sharex=True)
+    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
+        names = [name for name, _, _ in panel["results"]]
+        results = [res for _, _, res in panel["results"]]
+        labels = [legend_label(n, panel["target_epsilon"]) for n in names]
+        regret(results, ax=ax, log_x=log_x, log_y=log_y, labels=labels,
+               colors=[color_of(n) for n in names], legend=False)
+        ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
+                f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+        ax.set_ylim(bottom=1 if log_y else 0)
+    for ax in axes[0]:
+        ax.set_xlabel("")
+    return fig
+
+
+def _summary_fig2(data):
+    rows = []
+    for panel in data["panels"]:
+        name = f"{panel['instance']}, eps'={panel['target_epsilon']:g}"
+        for alg, _, res in panel["results"]:
+            rows += regret_rows("tossou2016-fig2", name, [res],
+                                spread=panel["spread"][alg])
+    return rows
+
+
+register("tossou2016-fig2", title="Figure 2 of Tossou and Dimitrakakis (2016): regret of "
+         "UCB1, DP-UCB-BOUND, DP-UCB, DP-UCB-INT and Private-UCB", plot=plot_fig2,
+         summary=_summary_fig2, chapter="continual_release")(_compute_fig2)
+
+
+# ------------------------------------------------------------------------ DP-UCB-INT ablation
+SCHEDULE_NAMES = {"fixed": "fixed ceil(1/eps)", "lemmaB1_y": "Lemma B.1 (y)",
+                  "lemmaB1_x": "Lemma B.1 (x)"}
+
+
+def _compute_schedules(scale, seed, jobs, progress):
+    names = ["UCB1", "DP-UCB-INT", "DP-UCB-INT", "DP-UCB-INT"]
+    schedules = ["fixed", "fixed", "lemmaB1_y", "lemmaB1_x"]
+    return _panels("tossou2016-int-schedules", names, schedules, scale, seed, jobs)
+
+
+def _plot_schedules(data):
+    fig, axes = subplots(2, 2, sharex=True)
+    styles = {"fixed": "-", "lemmaB1_y": "--", "lemmaB1_x": ":"}
+    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
+        for name, sch, res in panel["results"]:
+            if name == "UCB1":
+                regret(res, ax=ax, log_y=True, legend=False, colors=[color_of("UCB1")], labels=["UCB1"])
+            else:
+                regret(res, ax=ax, log_y=True, legend=False, labels=[
+                    f"DP-UCB-INT, {SCHEDULE_NAMES[sch]}"], colors=[color_of("DP-UCB-INT")],
+                    linestyle=styles[sch])
+        ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
+                f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+    for ax in axes[0]:
+        ax.set_xlabel("")
+    return fig
+
+
+def _summary_schedules(data):
+    rows = []
+    for panel in data["panels"]:
+        name = f"{panel['instance']}, eps'={panel['target_epsilon']:g}"
+        for alg, sch, res in panel["results"]:
+            rows += regret_rows("tossou2016-int-schedules", name, [res])
+    return rows
+
+
+register("tossou2016-int-schedules", title="DP-UCB-INT: fixed ceil(1/eps) release schedule "
+         "against the Lemma B.1 schedules", plot=_plot_schedules, summary=_summary_schedules,
+         chapter="continual_release")(_compute_schedules)
+
+
+# ----------------------------------------------------------------------------- counter error
+_COUNTER_SIZES = {"quick": (2 ** 12, 400), "paper": (2 ** 16, 2000)}
+COUNTER_EPS = 1.0
+
+
+def _counter_task(task):
+    name, n_max, n_streams, seed = task
+    rng = np.random.default_rng(seed)
+    n = np.arange(1, n_max + 1)
+    x = (rng.random((n_streams, n_max)) < 0.5).astype(float)      # Bernoulli(1/2) stream
+    true = np.cumsum(x, axis=1)
+    if name == "binary":
+        levels = int(math.floor(math.log2(n_max))) + 1
+        noise = BinaryCounter.noise_process(n_max, levels=levels, epsilon=COUNTER_EPS,
+                                            shape=(n_streams,), rng=rng)
+        sd = np.sqrt(BinaryCounter(1, epsilon=COUNTER_EPS, levels=levels).variance(n))
+        release = true + noise
+    elif name == "logarithmic":
+        noise = LogarithmicCounter.noise_process(n_max, epsilon=COUNTER_EPS,
+                                                 shape=(n_streams,), rng=rng)
+        last = 1 << (np.frexp(n.astype(float))[1] - 1)              # last power of two <= n
+        release = true[:, last - 1] + noise
+        # stale release: noise variance plus the items added since the last power of two
+        var = LogarithmicCounter(1, epsilon=COUNTER_EPS).variance(n) + (n - last) * 0.25 + (
+            (n - last) * 0.5) ** 2
+        sd = np.sqrt(var)
+    else:
+        split = "chan" if name == "hybrid (chan)" else "paper"
+        noise = HybridCounter.noise_process(n_max, epsilon=COUNTER_EPS, split=split,
+                                            shape=(n_streams,), rng=rng)
+        sd = np.sqrt(HybridCounter(1, epsilon=COUNTER_EPS, split=split).variance(n))
+        release = true + noise
+    err = release - true
+    rms = np.sqrt(np.mean(err ** 2, axis=0))
+    return {"rms": rms, "sd": sd, "q90": np.quantile(np.abs(err), 0.9, axis=0)}
+
+
+COUNTERS = ("binary", "logarithmic", "hybrid (chan)", "hybrid (paper)")
+
+
+def _compute_counters(scale, seed, jobs, progress):
+    n_max, n_streams = _COUNTER_SIZES[scale]
+    tasks = [(name, n_max, n_streams, derive_seed("tossou2016-counter-error", name, seed))
+             for name in COUNTERS]
+    out = parallel_map(_counter_task, tasks, jobs)
+    return {"n": np.arange(1, n_max + 1), "n_streams": n_streams, "epsilon": COUNTER_EPS,
+            "counters": dict(zip(COUNTERS, out))}
+
+
+_COUNTER_COLORS = {"binary": "#1f77b4", "logarithmic": "#ff7f0e", "hybrid (chan)": "#2ca02c",
+                   "hybrid (paper)": "#d62728"}
+
+
+def _plot_counters(data):
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    n = data["n"]
+    for name, c in data["counters"].items():
+        col = _COUNTER_COLORS[name]
+        ax.plot(n, c["rms"], color=col, lw=1.2, alpha=0.85, label=f"{name}: measured RMS error")
+        ax.plot(n, c["sd"], color=col, lw=1.5, ls="--", label=f"{name}: analytic")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("stream position n")
+    ax.set_ylabel("error of the released count (RMS)")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+register("tossou2016-counter-error", title="Error of the binary, logarithmic and hybrid "
+         "counters against their analytic standard deviation (epsilon = 1)",
+         plot=_plot_counters, chapter="continual_release")(_compute_counters)
