@@ -243,18 +243,28 @@ _COUNTER_COLORS = {"binary": "#1f77b4", "logarithmic": "#ff7f0e", "hybrid (chan)
 
 
 def _plot_counters(data):
-    fig, axes = subplots()
-    ax = axes[0, 0]
+    """Left: analytic standard deviation of the error (lines) and measured RMS error at
+    log-spaced positions (dots). Right: measured / analytic at every position."""
+    fig, axes = subplots(1, 2)
+    left, right = axes[0]
     n = data["n"]
+    show = np.unique(np.geomspace(1, n[-1], 45).astype(int)) - 1
     for name, c in data["counters"].items():
         col = _COUNTER_COLORS[name]
-        ax.plot(n, c["rms"], color=col, lw=1.2, alpha=0.85, label=f"{name}: measured RMS error")
-        ax.plot(n, c["sd"], color=col, lw=1.5, ls="--", label=f"{name}: analytic")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("stream position n")
-    ax.set_ylabel("error of the released count (RMS)")
-    ax.legend(fontsize=7, ncol=2)
+        left.plot(n, c["sd"], color=col, lw=1.0, alpha=0.8, label=name)
+        left.plot(n[show], c["rms"][show], "o", color=col, ms=3.5)
+        right.plot(n, c["rms"] / c["sd"], color=col, lw=0.6, alpha=0.7, label=name)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlabel("stream position n")
+    left.set_yscale("log")
+    left.set_ylabel("error of the released count (RMS)")
+    left.legend(fontsize=8, title="lines: analytic, dots: measured", title_fontsize=8)
+    right.axhline(1.0, color="black", lw=1)
+    # sd of an RMS ratio: sqrt((kurtosis - 1) / n) / 2, and a Laplace sum has kurtosis <= 6
+    se = math.sqrt(5.0 / data["n_streams"]) / 2
+    right.axhspan(1 - 3 * se, 1 + 3 * se, color="grey", alpha=0.15, lw=0)
+    right.set_ylabel("measured RMS / analytic sd")
     return fig
 
 
