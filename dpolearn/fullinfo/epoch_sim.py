@@ -310,7 +310,7 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale=
             term = 2.0 ** m * expected_gap(m)
             total += term
             if term < tol * max(1.0, total) and term <= prev:
-                return total
+                return float(total)
             prev = term
         raise RuntimeError(f"series did not converge within max_epochs={max_epochs}")
     T = np.atleast_1d(np.asarray(horizon))
