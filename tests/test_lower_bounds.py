@@ -378,3 +378,25 @@ def test_azize_basu_two_regimes():
 def test_domain_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_cyclic_exact_success_matches_simulation():
+    """The exact per-round success probability used by lowerbounds-cyclic agrees with a seeded
+    simulation of RNM-FTNL (Gumbel 2/eps) on a cyclic instance, epoch by epoch."""
+    from dpolearn.envs import FixedSequence
+    from dpolearn.experiments.lowerbounds import _exact_success
+    from dpolearn.fullinfo import RNMFTNL
+    from dpolearn.simulate import simulate
+
+    K, gap, eps, T, n = 16, 0.5, 0.5, 64, 4000
+    inst = lb.wu2025_cyclic_instances(K, gap)
+    res = simulate(RNMFTNL(epsilon=eps, noise="gumbel"), FixedSequence(np.tile(inst[0], (T, 1))),
+                   T, n, seed=9, checkpoints=np.arange(1, T + 1), progress=False)
+    inc = np.diff(np.concatenate([np.zeros((n, 1)), res.regret], axis=1), axis=1)
+    mc = (inc < 1 - 1e-9).mean(axis=0)
+    exact = _exact_success(K, gap, eps, T)
+    for t in (1, 2, 4, 8, 16, 32):                               # one round per epoch
+        tol = 4 * math.sqrt(exact[t - 1] * (1 - exact[t - 1]) / n)
+        assert abs(mc[t - 1] - exact[t - 1]) <= tol, (t, mc[t - 1], exact[t - 1])
+    # and the private learner respects Theorem 7's bound in every round
+    assert np.all(exact <= lb.wu2025_success_probability_bound(np.arange(1, T + 1), K, eps))

@@ -351,7 +351,7 @@ def _exact_success(K, gap_min, eps, T):
 
 
 def _cyclic(scale, seed, jobs, progress):
-    T_mc, n_runs = {"quick": (1024, 100), "paper": (1024, 2000)}[scale]
+    T_mc, n_runs = {"quick": (1024, 100), "paper": (1024, 10000)}[scale]
     inst = lb.wu2025_cyclic_instances(WU_K, WU_GAP)
     env = FixedSequence(np.tile(inst[0], (T_mc, 1)))
     res = simulate(RNMFTNL(epsilon=CYC_EPS, noise="gumbel"), env, T_mc, n_runs,
