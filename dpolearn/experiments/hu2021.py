@@ -116,17 +116,24 @@ def _figure(setting, scale, seed, jobs, progress):
             "results": {k: v for k, v in grid["results"].items() if k[0] == setting}}
 
 
+#: line styles that keep the four curves apart even where two colours are close
+_STYLES = {"Anytime-Lazy-UCB": "-", "Lazy-DP-TS": "-", "DP-SE": "-.", "AdaP-KLUCB": "--"}
+
+
 def _plot_figure(data, log_x=False):
     eps = data["epsilons"]
     fig, axes = subplots(1, len(eps), sharey=False)
     for ax, e in zip(axes[0], eps):
-        res = [data["results"][(data["setting"], e, name)] for name in data["algorithms"]]
-        regret(res, ax=ax, log_x=log_x, legend=False)
+        for name in data["algorithms"]:
+            regret(data["results"][(data["setting"], e, name)], ax=ax, log_x=log_x,
+                   legend=False, ls=_STYLES[name])
         ax.text(0.03, 0.95, f"ε = {e:g}", transform=ax.transAxes, va="top", fontsize=11)
-        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0)) if not log_x else None
+        if not log_x:
+            ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
     for ax in axes[0][1:]:
         ax.set_ylabel("")
-    axes[0][0].legend(loc="center left", fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
     return fig
 
 
