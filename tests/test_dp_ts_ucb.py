@@ -389,6 +389,18 @@ def test_white_box_catches_broken_variants(broken, excess, alpha, T):
     assert ratio > 1.0
 
 
+@pytest.mark.parametrize("alpha, T", [(1.0, 3000), (0.75, 3000)])
+def test_normalised_ledger_is_sharp(alpha, T):
+    """n * (sum of mu^2) of every posterior <= floor(phi)/ln^a T, with equality when the
+    budget is used up; both broken variants exceed it."""
+    sharp = math.sqrt(math.floor(sampling_budget(T, alpha)) / math.log(T) ** alpha)
+    p, _ = _ledger(DPTSUCB, alpha, T)
+    np.testing.assert_allclose(p.privacy_ledger(normalised=True), sharp, rtol=1e-12)
+    for broken in (_ExtraDraw, _HalfVariance):
+        q, _ = _ledger(broken, alpha, T)
+        assert np.all(q.privacy_ledger(normalised=True) > sharp * (1 + 1e-6))
+
+
 def test_ucb_phase_adds_no_privacy_loss():
     """Arms frozen in the UCB phase for thousands of rounds add nothing to the ledger."""
     p, led = _ledger(DPTSUCB, 1.0, 5000, n_runs=4)

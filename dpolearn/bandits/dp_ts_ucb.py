@@ -304,6 +304,7 @@ class DPTSUCB(Policy):
         if self.track_privacy:
             self.ledger_mu2_ = np.zeros(shape)           # sum of mu^2 of the open posterior
             self.ledger_max_mu2_ = np.zeros(n_runs)      # worst observation so far
+            self.ledger_max_nmu2_ = np.zeros(n_runs)     # worst n * sum of mu^2 of a posterior
 
     def _posterior_sd(self, rows, n):
         """Posterior standard deviation sqrt(ln^a(T) / n) (Algorithm 1 line 8)."""
@@ -359,9 +360,10 @@ class DPTSUCB(Policy):
     def _close_ledger(self, rows, arms):
         closing = self.ledger_mu2_[rows, arms]
         np.maximum.at(self.ledger_max_mu2_, rows, closing)
+        np.maximum.at(self.ledger_max_nmu2_, rows, closing * self.n_[rows, arms])
         self.ledger_mu2_[rows, arms] = 0.0
 
-    def privacy_ledger(self) -> np.ndarray:
+    def privacy_ledger(self, normalised: bool = False) -> np.ndarray:
         r"""Composed GDP level of the worst single observation so far, shape (n_runs,).
 
         For every posterior, the fresh draws made from it are Gaussian mechanisms on its
@@ -369,9 +371,17 @@ class DPTSUCB(Policy):
         mu^2 add up (GDP composition). An observation enters one posterior only, so the
         worst observation's level is the largest of these sums (square-rooted). Requires
         ``track_privacy=True``.
+
+        With ``normalised=True``, each posterior's sum is first multiplied by its n: the
+        proof bounds this by ``floor(phi) / ln^a(T)`` for *every* posterior (with equality
+        when the budget is used up), so the check is sharp even when no n = 1 posterior
+        lives long enough to use its whole budget.
         """
         if not self.track_privacy:
             raise ValueError("privacy_ledger needs track_privacy=True, got track_privacy=False")
+        if normalised:
+            return np.sqrt(np.maximum(self.ledger_max_nmu2_,
+                                      (self.ledger_mu2_ * self.n_).max(axis=1)))
         return np.sqrt(np.maximum(self.ledger_max_mu2_, self.ledger_mu2_.max(axis=1)))
 
 
