@@ -41,7 +41,7 @@ from typing import Any, Optional
 import numpy as np
 from scipy import special
 
-from ._validation import (as_rng, check_choice, check_epsilon, check_means, check_positive,
+from ._validation import (check_choice, check_epsilon, check_means, check_positive,
                           check_positive_int)
 from .bandits.kl import kl_bernoulli
 
@@ -82,7 +82,8 @@ def _check_real_at_least(name: str, value: Any, minimum: float, *, allow_inf: bo
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}") from None
+        raise TypeError(f"{name} must be a real number or an array of them, "
+                        f"got {value!r}") from None
     bad = np.isnan(arr) | (arr < minimum) | (np.isinf(arr) & (not allow_inf))
     if np.any(bad):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
@@ -291,7 +292,11 @@ def hu2021_sample_complexity(n_arms: int, epsilon, gap):
 
 
 def hu2021_theorem12_min_horizon(n_arms: int, epsilon: float, gap: float) -> float:
-    r"""Smallest horizon of Theorem 12: :math:`\max\{\ln K/(16\Delta^2), \ln K/(10\varepsilon\Delta)\}`."""
+    r"""Smallest horizon of Theorem 12 (Hu, Huang, Mehta and Hegde).
+
+    :math:`\max\{\ln K/(16\Delta^2),\ \ln K/(10\varepsilon\Delta)\}`; needs K >= 4 and
+    Delta in (0, 1/4).
+    """
     K = check_positive_int("n_arms", n_arms, minimum=4)
     eps = check_epsilon(epsilon)
     gap = _check_gap("gap", gap, 0.0, 0.25)
@@ -633,7 +638,8 @@ def shariff_sheffet_lower_bound(means: Any, epsilon, horizon, *, constant: float
     gaps = _gaps(means)
     sub = gaps[gaps > 0]
     if sub.size == 0:
-        raise ValueError(f"means must have at least one suboptimal arm, got {np.asarray(means).tolist()}")
+        raise ValueError(f"means must have at least one suboptimal arm, "
+                         f"got {np.asarray(means).tolist()}")
     eps = np.asarray(check_epsilon(epsilon))
     log_t = np.log(np.asarray(_check_horizon(horizon)))
     c = check_positive("constant", constant)
@@ -642,7 +648,9 @@ def shariff_sheffet_lower_bound(means: Any, epsilon, horizon, *, constant: float
 
 
 def private_sub_ucb_rate(means: Any, epsilon, horizon, *, constant: float = 1.0):
-    r"""The optimal private instance-dependent rate :math:`c\sum_{j:\Delta_j>0} \ln T/\min\{\Delta_j, \varepsilon\}`.
+    r"""The optimal private instance-dependent rate (private sub-UCB).
+
+    :math:`c\sum_{j:\Delta_j>0} \ln T/\min\{\Delta_j, \varepsilon\}`.
 
     Upper bounds (Anytime-Lazy-UCB, Lazy-DP-TS, DP-SE) and the lower bound of Shariff and
     Sheffet meet at this order (Hu et al., remarks after Theorem 3). ``constant`` only scales
@@ -651,7 +659,8 @@ def private_sub_ucb_rate(means: Any, epsilon, horizon, *, constant: float = 1.0)
     gaps = _gaps(means)
     sub = gaps[gaps > 0]
     if sub.size == 0:
-        raise ValueError(f"means must have at least one suboptimal arm, got {np.asarray(means).tolist()}")
+        raise ValueError(f"means must have at least one suboptimal arm, "
+                         f"got {np.asarray(means).tolist()}")
     eps = np.asarray(check_epsilon(epsilon))[..., None]
     log_t = np.log(np.asarray(_check_horizon(horizon)))
     c = check_positive("constant", constant)

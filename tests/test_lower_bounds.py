@@ -400,3 +400,21 @@ def test_cyclic_exact_success_matches_simulation():
         assert abs(mc[t - 1] - exact[t - 1]) <= tol, (t, mc[t - 1], exact[t - 1])
     # and the private learner respects Theorem 7's bound in every round
     assert np.all(exact <= lb.wu2025_success_probability_bound(np.arange(1, T + 1), K, eps))
+
+
+def test_array_arguments_equal_scalar_calls():
+    """Batched (array) arguments give exactly the scalar results, element by element."""
+    eps = np.array([0.05, 0.3, 1.0, 4.0])
+    n = np.array([0, 3, 10, 50])
+    np.testing.assert_allclose(lb.dp_fano_error_bound(8, n[:, None], eps[None, :], 0.2),
+                               [[lb.dp_fano_error_bound(8, int(a), float(e), 0.2) for e in eps]
+                                for a in n])
+    np.testing.assert_allclose(lb.wu2025_regret_lower_bound(20, eps, 30),
+                               [lb.wu2025_regret_lower_bound(20, float(e), 30) for e in eps])
+    np.testing.assert_allclose(lb.hu2021_privacy_regret_lower_bound(8, eps, 0.2),
+                               [lb.hu2021_privacy_regret_lower_bound(8, float(e), 0.2) for e in eps])
+    means = [0.7, 0.5, 0.45]
+    np.testing.assert_allclose(lb.private_sub_ucb_rate(means, eps, 1000),
+                               [lb.private_sub_ucb_rate(means, float(e), 1000) for e in eps])
+    np.testing.assert_allclose(lb.shariff_sheffet_lower_bound(means, eps, 1000),
+                               [lb.shariff_sheffet_lower_bound(means, float(e), 1000) for e in eps])
