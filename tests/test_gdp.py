@@ -282,6 +282,8 @@ def test_zcdp_and_renyi():
     (gdp_epsilon, (0.0, 1.0), ValueError, "delta"),
     (gdp_epsilon, (1.0, 1.0), ValueError, "delta"),
     (gdp_epsilon, (1e-5, -2.0), ValueError, "mu"),
+    (gdp_epsilon_from_log_delta, (0.0, 1.0), ValueError, "log_delta"),
+    (gdp_epsilon_from_log_delta, ("x", 1.0), TypeError, "log_delta"),
     (tradeoff_gaussian, (1.5, 1.0), ValueError, "x"),
     (tradeoff_eps_delta, (0.5, 1.0, 1.2), ValueError, "delta"),
     (gaussian_mechanism_gdp, (1.0, 0.0), ValueError, "sigma"),
