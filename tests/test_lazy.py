@@ -194,7 +194,7 @@ def test_epsilon_sweep_batch_agrees_with_separate_runs(cls):
 @pytest.mark.parametrize("cls", POLICIES)
 def test_single_run_slice_behaves_like_the_batch(cls):
     """n_runs = 1 repeated runs have the distribution of the rows of a batch."""
-    T, n_single = 1500, 60
+    T, n_single = 1000, 40
     batch = simulate(cls(epsilon=1.0), BernoulliBandit((0.6, 0.4)), T, n_single, seed=3,
                      progress=False)
     singles = np.array([simulate(cls(epsilon=1.0), BernoulliBandit((0.6, 0.4)), T, 1,

@@ -56,27 +56,23 @@ class _AdaP(Policy):
         self._len = np.ones(n_runs, dtype=np.int64)       # episode length
         self._sum = np.zeros(n_runs)                      # episode reward sum
 
-    def index(self, t_l: int) -> np.ndarray:
+    def index(self, t_l) -> np.ndarray:
         """The index :math:`I_a(t_\\ell)` of every arm, shape (n_runs, n_arms)."""
+        return self._index(self.mu_tilde_, self.n_last_, self._eps, t_l)
+
+    def _index(self, mu_tilde, n, eps, t_l):
+        """The index formula on given state arrays (``t_l`` scalar or a column)."""
         raise NotImplementedError
 
     def _start_episodes(self, rows, t_l):
         """Choose A_l for ``rows`` at round(s) ``t_l`` and commit until N_A doubles."""
-        idx = self.index(t_l)[rows] if np.ndim(t_l) == 0 else self._index_rows(rows, t_l)
+        t_col = np.broadcast_to(np.asarray(t_l, dtype=float), rows.shape)[:, None]
+        idx = self._index(self.mu_tilde_[rows], self.n_last_[rows], self._eps[rows], t_col)
         arm = np.argmax(idx, axis=1)                                  # ties: lowest index
         self.arm_[rows] = arm
         self._len[rows] = self.counts_[rows, arm]                     # play N_A more times
         self._left[rows] = self._len[rows]
         self._sum[rows] = 0.0
-
-    def _index_rows(self, rows, t_l):
-        """Index of ``rows`` only, each at its own episode start ``t_l`` (block simulation)."""
-        saved = (self.mu_tilde_, self.n_last_, self._eps)
-        try:
-            self.mu_tilde_, self.n_last_, self._eps = (a[rows] for a in saved)
-            return self.index(np.asarray(t_l, dtype=float)[:, None])
-        finally:
-            self.mu_tilde_, self.n_last_, self._eps = saved
 
     def _close(self, rows, arms, sums, lengths):
         """Episode end: private mean from this episode only, one Laplace draw each."""
@@ -193,10 +189,9 @@ class AdaPUCB(_AdaP):
 
     label = "AdaP-UCB"
 
-    def index(self, t_l):
-        n = self.n_last_
-        return (self.mu_tilde_ + np.sqrt(self.alpha * np.log(2.0 * t_l) / (2.0 * n))
-                + self.alpha * np.log(t_l) / (self._eps * n))
+    def _index(self, mu_tilde, n, eps, t_l):
+        return (mu_tilde + np.sqrt(self.alpha * np.log(2.0 * t_l) / (2.0 * n))
+                + self.alpha * np.log(t_l) / (eps * n))
 
 
 class AdaPKLUCB(_AdaP):
@@ -235,8 +230,7 @@ class AdaPKLUCB(_AdaP):
 
     label = "AdaP-KLUCB"
 
-    def index(self, t_l):
-        n = self.n_last_
+    def _index(self, mu_tilde, n, eps, t_l):
         level = self.alpha * np.log(t_l)
-        mu_breve = np.clip(self.mu_tilde_ + level / (self._eps * n), 0.0, 1.0)
+        mu_breve = np.clip(mu_tilde + level / (eps * n), 0.0, 1.0)    # clipped shifted mean
         return klucb_upper(mu_breve, level / n)
