@@ -299,3 +299,28 @@ def test_regret_sanity_on_setting_1():
         assert m[2] < 0.2 * T * np.mean(max(S1) - np.array(S1)), (pol.label, m)
     ts, ucb = res["Lazy-DP-TS"], res["Anytime-Lazy-UCB"]
     assert ts.final_mean + 4 * np.hypot(ts.final_se, ucb.final_se) < ucb.final_mean
+
+
+# ---- the hu2021 experiments (tiny sizes) --------------------------------------------------------
+
+def test_hu2021_grid_is_one_batch_per_algorithm_and_independent_of_jobs(monkeypatch):
+    from dpolearn.experiments import hu2021
+
+    monkeypatch.setitem(hu2021._SIZES, "quick", (400, 3))
+    one = hu2021._grid("quick", 5, 1, False)
+    two = hu2021._grid("quick", 5, 2, False)
+    assert len(one["results"]) == 2 * 3 * 4
+    for key, res in one["results"].items():
+        setting, eps, name = key
+        assert res.label == name and res.n_runs == 3 and res.params["epsilon"] == eps
+        np.testing.assert_array_equal(res.regret, two["results"][key].regret)
+        # the rows of this cell ran on this cell's instance: regret = sum of gaps x pulls
+        gaps = max(hu2021.SETTINGS[setting]) - np.array(hu2021.SETTINGS[setting])
+        np.testing.assert_allclose(res.regret[:, -1], res.pulls @ gaps)
+    rows = hu2021._grid_summary(one)
+    assert len(rows) == 24 and {r["algorithm"] for r in rows} == set(hu2021.ALGORITHMS)
+    verdicts = hu2021.claims(one, 1)
+    assert [v["epsilon"] for v in verdicts] == list(hu2021.EPSILONS)
+    for v in verdicts:
+        ts, ucb = v["Lazy-DP-TS"], v["Anytime-Lazy-UCB"]
+        assert v["TS<UCB"] == (ts[0] + 2 * np.hypot(ts[1], ucb[1]) < ucb[0])
