@@ -72,8 +72,9 @@ class DPSE(Policy):
 
     **External details, flagged.** Sajed and Sheffet's own text was not available to check
     (searched for it; only the abstract was found). Following the project's design decision,
-    the default epoch length is the max form, the one used by two independent public
-    implementations; the sum form is offered for comparison. The elimination threshold
+    the default epoch length is the max form, which the project's design notes report from
+    two independent public implementations (one of them adds 1 instead of rounding up); the
+    sum form, which spec 002 prefers as the conservative reading, is offered for comparison. The elimination threshold
     :math:`2(h_e + c_e)` and the constants 32, 8, 8 and 4 are the specs' working version.
     Epoch lengths are capped at the horizon (an epoch that long never completes, so the cap
     changes nothing).
