@@ -194,36 +194,49 @@ _COUNTER_SIZES = {"quick": (2 ** 12, 400), "paper": (2 ** 16, 2000)}
 COUNTER_EPS = 1.0
 
 
-def _counter_task(task):
-    name, n_max, n_streams, seed = task
-    rng = np.random.default_rng(seed)
+def _counter_errors(name, n_max, n_streams, rng):
+    """Release errors of ``n_streams`` Bernoulli(1/2) streams, shape (n_streams, n_max)."""
     n = np.arange(1, n_max + 1)
-    x = (rng.random((n_streams, n_max)) < 0.5).astype(float)      # Bernoulli(1/2) stream
+    x = (rng.random((n_streams, n_max)) < 0.5).astype(float)
     true = np.cumsum(x, axis=1)
     if name == "binary":
         levels = int(math.floor(math.log2(n_max))) + 1
-        noise = BinaryCounter.noise_process(n_max, levels=levels, epsilon=COUNTER_EPS,
-                                            shape=(n_streams,), rng=rng)
-        sd = np.sqrt(BinaryCounter(1, epsilon=COUNTER_EPS, levels=levels).variance(n))
-        release = true + noise
-    elif name == "logarithmic":
+        return BinaryCounter.noise_process(n_max, levels=levels, epsilon=COUNTER_EPS,
+                                           shape=(n_streams,), rng=rng)
+    if name == "logarithmic":                                   # stale between powers of two
+        last = 1 << (np.frexp(n.astype(float))[1] - 1)
         noise = LogarithmicCounter.noise_process(n_max, epsilon=COUNTER_EPS,
                                                  shape=(n_streams,), rng=rng)
-        last = 1 << (np.frexp(n.astype(float))[1] - 1)              # last power of two <= n
-        release = true[:, last - 1] + noise
-        # stale release: noise variance plus the items added since the last power of two
-        var = LogarithmicCounter(1, epsilon=COUNTER_EPS).variance(n) + (n - last) * 0.25 + (
-            (n - last) * 0.5) ** 2
-        sd = np.sqrt(var)
-    else:
-        split = "chan" if name == "hybrid (chan)" else "paper"
-        noise = HybridCounter.noise_process(n_max, epsilon=COUNTER_EPS, split=split,
-                                            shape=(n_streams,), rng=rng)
-        sd = np.sqrt(HybridCounter(1, epsilon=COUNTER_EPS, split=split).variance(n))
-        release = true + noise
-    err = release - true
-    rms = np.sqrt(np.mean(err ** 2, axis=0))
-    return {"rms": rms, "sd": sd, "q90": np.quantile(np.abs(err), 0.9, axis=0)}
+        return true[:, last - 1] + noise - true
+    split = "chan" if name == "hybrid (chan)" else "paper"
+    return HybridCounter.noise_process(n_max, epsilon=COUNTER_EPS, split=split,
+                                       shape=(n_streams,), rng=rng)
+
+
+def _counter_sd(name, n_max):
+    """Analytic standard deviation of the release error at positions 1..n_max."""
+    n = np.arange(1, n_max + 1)
+    if name == "binary":
+        levels = int(math.floor(math.log2(n_max))) + 1
+        return np.sqrt(BinaryCounter(1, epsilon=COUNTER_EPS, levels=levels).variance(n))
+    if name == "logarithmic":
+        # noise variance plus the mean square of the items added since the last power of two
+        last = 1 << (np.frexp(n.astype(float))[1] - 1)
+        return np.sqrt(LogarithmicCounter(1, epsilon=COUNTER_EPS).variance(n)
+                       + (n - last) * 0.25 + ((n - last) * 0.5) ** 2)
+    split = "chan" if name == "hybrid (chan)" else "paper"
+    return np.sqrt(HybridCounter(1, epsilon=COUNTER_EPS, split=split).variance(n))
+
+
+def _counter_task(task):
+    """RMS release error of one counter over n_streams streams, in chunks (bounded memory)."""
+    name, n_max, n_streams, seed = task
+    rng = np.random.default_rng(seed)
+    sq = np.zeros(n_max)
+    for start in range(0, n_streams, 100):
+        err = _counter_errors(name, n_max, min(100, n_streams - start), rng)
+        sq += np.sum(err ** 2, axis=0)
+    return {"rms": np.sqrt(sq / n_streams), "sd": _counter_sd(name, n_max)}
 
 
 COUNTERS = ("binary", "logarithmic", "hybrid (chan)", "hybrid (paper)")
