@@ -76,7 +76,7 @@ def _plot(data):
 def _summary(data):
     rows = []
     for (name, eps), res in data["results"].items():
-        rows += regret_rows("hu2021-fullinfo", "means=" + str(COMPARISON_MEANS), [res],
+        rows += regret_rows("hu2021-fullinfo", "rewards 0.25 to 0.75 (K=5)", [res],
                             epsilon=eps, variant=name)
     return rows
 

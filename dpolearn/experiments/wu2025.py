@@ -213,7 +213,7 @@ def _e2_plot(data):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("number of actions K")
     ax.text(0.03, 0.03, f"TL Bernoulli, B = 1, ε = {eps:g}", transform=ax.transAxes)
-    axes[0, 0].legend(fontsize=7, loc="center right")
+    axes[0, 1].legend(fontsize=7, loc="lower right")
     for ax in axes[0]:
         ax.set_ylim(bottom=0)
     return fig
