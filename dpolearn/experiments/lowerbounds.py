@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from .. import lower_bounds as lb
+from ..accounting import PureDP
 from ..bandits import AnytimeLazyUCB, LazyDPTS
 from ..envs import BernoulliBandit, BernoulliExperts, FixedSequence
 from ..fullinfo import FTL, RNMFTNL, Hedge
@@ -262,7 +263,15 @@ def _regret_eps(scale, seed, jobs, progress):
     out = parallel_map(_regret_task, tasks, jobs)
     data = {"eps": eps_grid, "K": HU_K, "gap": HU_GAP, "T_full": T_full, "T_bandit": T_band}
     for (kind, name, _, _), res in zip(specs, out):
-        data[name] = res.split(len(eps_grid)) if name not in ("FTL", "Hedge") else res
+        if name in ("FTL", "Hedge"):
+            data[name] = res
+            continue
+        parts = res.split(len(eps_grid))
+        per_run = np.broadcast_to(np.asarray(res.guarantee.epsilon, dtype=float), (res.n_runs,))
+        for g, (e, part) in enumerate(zip(eps_grid, parts)):   # each sweep cell: its own epsilon
+            part.params["epsilon"] = float(e)
+            part.guarantee = PureDP(epsilon=float(per_run[g * part.n_runs]))
+        data[name] = parts
     return data
 
 
