@@ -259,3 +259,44 @@ def test_exact_regret_invalid():
         exact_regret_deterministic([0.0, 1.0], epsilon=-1.0)
     with pytest.raises(ValueError, match="means"):
         exact_regret_deterministic([[0.0, 1.0]], epsilon=1.0)
+
+
+# --- Lemma 6 of Wu and Wang: monotonicity under resampling -----------------------------------------
+@pytest.mark.parametrize("noise", NOISES)
+def test_lemma6_monotone_selection_with_resampling(noise):
+    # Exact P[J = j] for K = 3, B = 1, n = 4 by enumerating the binomial sums: smaller mean loss
+    # must be chosen at least as often, and P[J = j-th best] <= 1/j.
+    from scipy import stats
+
+    n, mu, beta = 4, np.array([0.55, 0.3, 0.45]), 0.8
+    k = np.arange(n + 1)
+    pmf = [stats.binom.pmf(k, n, m) for m in mu]
+    p = np.zeros(3)
+    for a in k:
+        for b in k:
+            for c in k:
+                w = pmf[0][a] * pmf[1][b] * pmf[2][c]
+                p += w * rnm_probabilities(-np.array([a, b, c], float), noise, beta)
+    order = np.argsort(mu)
+    assert np.all(np.diff(p[order]) <= 1e-12)
+    assert np.all(p[order] <= 1.0 / np.arange(1, 4) + 1e-12)
+
+
+# --- experiments: results do not depend on the number of processes ---------------------------------
+def test_experiment_results_do_not_depend_on_jobs(monkeypatch):
+    from dpolearn.experiments import wu2025
+    from dpolearn.experiments.registry import SUMMARY_COLUMNS
+
+    monkeypatch.setitem(wu2025.E1_SIZES, "quick", dict(Ks=(4,), eps=(0.1, 1.0), log2T=12, n_runs=20))
+    one = wu2025._e1(scale="quick", seed=0, jobs=1, progress=False)
+    two = wu2025._e1(scale="quick", seed=0, jobs=2, progress=False)
+    assert one["results"].keys() == two["results"].keys()
+    for key in one["results"]:
+        assert np.array_equal(one["results"][key].regret, two["results"][key].regret)
+    rows = wu2025._e1_summary(one)
+    assert len(rows) == len(wu2025.VARIANTS) * 2
+    assert list(rows[0])[:8] == SUMMARY_COLUMNS[:8]
+    assert {r["epsilon"] for r in rows} == {0.1, 1.0}
+    one_eps = {r["epsilon"]: r for r in rows if "Exp 1/ε" in r["params"]}
+    assert one["results"][("Exp 1/ε (paper)", 4, 0.1)].guarantee.epsilon == pytest.approx(0.2)
+    assert "epsilon" not in one_eps[0.1]["params"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..accounting import PureDP
 from ..fullinfo.epoch_sim import (TwoPointLosses, exact_regret_deterministic,
                                   privacy_loss_two_actions, simulate_epochs,
                                   two_action_probability)
@@ -94,13 +95,23 @@ def two_level(K: int, low: float = 0.4, gap: float = 0.2) -> np.ndarray:
     return np.r_[np.full(K - 1, low + gap), low]
 
 
+def _split_sweep(res, eps):
+    """One Result per epsilon of a batched sweep, each with its own scalar epsilon in params."""
+    parts = res.split(len(eps))
+    g_eps = np.broadcast_to(res.guarantee.epsilon, (res.n_runs,)).reshape(len(eps), -1)[:, 0]
+    for part, e, g in zip(parts, eps, g_eps):
+        part.params["epsilon"] = float(e)
+        part.guarantee = PureDP(epsilon=float(g))
+    return parts
+
+
 def _e1_task(task):
     name, K, eps, log2T, n_runs, seed = task
     policy = make_policy(name, np.repeat(eps, n_runs))
     ck = 2 ** np.arange(1, log2T + 1, dtype=np.int64) - 1
     res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), int(ck[-1]),
                           n_runs * len(eps), seed=seed, checkpoints=ck)
-    return res.split(len(eps))
+    return _split_sweep(res, eps)
 
 
 def _e1(scale, seed, jobs, progress):
@@ -243,7 +254,7 @@ def _e3_task(task):
     policy = make_policy(name, np.repeat(eps, n_runs))
     res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), 2 ** 30 - 1,
                           n_runs * len(eps), seed=seed, checkpoints=[2 ** 30 - 1])
-    return res.split(len(eps))
+    return _split_sweep(res, eps)
 
 
 def _e3(scale, seed, jobs, progress):
