@@ -418,3 +418,18 @@ def test_array_arguments_equal_scalar_calls():
                                [lb.private_sub_ucb_rate(means, float(e), 1000) for e in eps])
     np.testing.assert_allclose(lb.shariff_sheffet_lower_bound(means, eps, 1000),
                                [lb.shariff_sheffet_lower_bound(means, float(e), 1000) for e in eps])
+
+
+def test_regret_eps_experiment_summary_has_one_epsilon_per_row(monkeypatch):
+    """The registered sweep runs as one batch per algorithm and splits back into one Result per
+    epsilon, each with its own epsilon and guarantee (tiny sizes: this is a wiring test)."""
+    from dpolearn.experiments import lowerbounds as exp
+
+    monkeypatch.setitem(exp._REGRET_SIZES, "quick", (np.array([0.1, 1.0]), 64, 2, 64, 2))
+    data = exp._regret_eps("quick", 0, 1, False)
+    rows = exp._summary_regret_eps(data)
+    private = [r for r in rows if r["algorithm"] in ("RNM-FTNL", "Anytime-Lazy-UCB", "Lazy-DP-TS")]
+    assert [r["epsilon"] for r in private] == [0.1, 1.0] * 3
+    assert [r["n_runs"] for r in private[:2]] == [exp.HU_K * 2] * 2
+    assert all(res.guarantee.epsilon == e for res, e in zip(data["RNM-FTNL"], (0.1, 1.0)))
+    assert {r["algorithm"] for r in rows if r["epsilon"] == ""} == {"FTL", "Hedge"}
