@@ -87,6 +87,10 @@ def _run_build() -> BookBuild:
     problems = []
     if proc.returncode != 0:
         problems.append(f"`{' '.join(cmd)}` exited with {proc.returncode}")
+        warnings = [line for line in log.splitlines()
+                    if ("WARNING" in line or "ERROR" in line) and "IPKernelApp" not in line]
+        if warnings:
+            problems.append("Sphinx warnings (errors under -W):\n" + "\n".join(warnings))
         tracebacks = _error_logs()
         if tracebacks:
             problems.append("Cell tracebacks (reports/*.err.log):\n" + tracebacks)

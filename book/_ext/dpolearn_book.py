@@ -5,7 +5,10 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``). It does three things.
 1. **Offline assets.** MathJax 3, require.js and the ipywidgets HTML manager are served from the
    copies committed under ``book/_vendor/`` (see ``tools/vendor_assets.py``) instead of CDNs,
    so the built book typesets math and renders widgets without internet. The copies land in
-   ``_static/vendored/`` of the HTML output.
+   ``_static/vendored/`` of the HTML output, with ``static/widgets-setup.js`` (where the
+   manager finds its fonts, and a bridge for its MathJax 2 typeset call). Repeated inline
+   scripts (sphinx-thebe's config, emitted twice) are dropped from each page, and the theme gets
+   an explicit colour mode (its empty default logs a console error on a first visit).
 2. **Downloadable notebooks.** sphinx-book-theme already copies each executed MyST notebook to
    ``_sources/<page>.ipynb`` for its ".ipynb" download button; we prepend the install cell
    (:data:`INSTALL_SOURCE`) so a downloaded chapter also runs outside a clone.
@@ -28,8 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "book" / "_vendor"
 STATIC_SUBDIR = "vendored"   # -> _build/html/_static/vendored/ (the theme owns _static/vendor)
 MATHJAX_PATH = f"{STATIC_SUBDIR}/mathjax/tex-mml-chtml.js"
+OWN_STATIC = Path(__file__).resolve().parent / "static"     # our own small scripts
 WIDGETS_JS = {
     f"{STATIC_SUBDIR}/requirejs/require.js": {},
+    # font path for the manager + a MathJax 2 -> 3 bridge for its typeset() (see the file)
+    f"{STATIC_SUBDIR}/widgets-setup.js": {},
     # Modules that are not bundled in embed-amd.js (none of ours) would still come from a CDN.
     f"{STATIC_SUBDIR}/html-manager/embed-amd.js": {
         "data-jupyter-widgets-cdn": "https://cdn.jsdelivr.net/npm/"},
@@ -143,6 +149,18 @@ def _use_local_assets(app, config) -> None:
     config.nb_ipywidgets_js = dict(WIDGETS_JS)
 
 
+def _theme_defaults(app, config) -> None:
+    """config-inited: an explicit colour mode.
+
+    Without ``html_context["default_mode"]`` pydata-sphinx-theme writes ``data-mode=""`` and, on
+    a reader's first visit (empty localStorage), logs the console error "Got invalid theme mode:
+    . Resetting to auto.".
+    """
+    context = dict(config.html_context or {})
+    context.setdefault("default_mode", "auto")
+    config.html_context = context
+
+
 def _finish(app, exception) -> None:
     """build-finished: copy the vendored assets; add the install cell to notebook downloads."""
     if exception is not None or app.builder.format != "html":
@@ -150,6 +168,7 @@ def _finish(app, exception) -> None:
     out = Path(app.outdir)
     if (VENDOR / "MANIFEST.json").exists():
         shutil.copytree(VENDOR, out / "_static" / STATIC_SUBDIR, dirs_exist_ok=True)
+        shutil.copytree(OWN_STATIC, out / "_static" / STATIC_SUBDIR, dirs_exist_ok=True)
     import nbformat
 
     url = app.config.html_theme_options.get("repository_url") or DEFAULT_REPOSITORY
@@ -161,7 +180,30 @@ def _finish(app, exception) -> None:
             nbformat.write(with_install_cell(nb, url, branch), ipynb)
 
 
+def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
+    """html-page-context: drop repeated identical scripts.
+
+    sphinx-thebe's inline ``const THEBE_JS_URL = ...`` reaches every page twice under Jupyter
+    Book, and the second copy throws "Identifier 'THEBE_JS_URL' has already been declared".
+    """
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    seen, unique = set(), []
+    for js in scripts:
+        key = (getattr(js, "filename", str(js)) or "",        # None and "" both mean inline
+               tuple(sorted((getattr(js, "attributes", {}) or {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(js)
+    # In place, and early: later handlers (myst-nb's per-page widget scripts) append to this
+    # same list, and Sphinx stops calling handlers after the first that returns a template.
+    scripts[:] = unique
+
+
 def setup(app):
     app.connect("config-inited", _use_local_assets, priority=900)
+    app.connect("config-inited", _theme_defaults, priority=900)
+    app.connect("html-page-context", _dedupe_scripts, priority=100)
     app.connect("build-finished", _finish)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
