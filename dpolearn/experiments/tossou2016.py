@@ -190,7 +190,7 @@ register("tossou2016-int-schedules", title="DP-UCB-INT: fixed ceil(1/eps) releas
 
 
 # ----------------------------------------------------------------------------- counter error
-_COUNTER_SIZES = {"quick": (2 ** 12, 400), "paper": (2 ** 16, 2000)}
+_COUNTER_SIZES = {"quick": (2 ** 12, 400), "paper": (2 ** 14, 1000)}
 COUNTER_EPS = 1.0
 
 
