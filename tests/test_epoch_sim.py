@@ -300,3 +300,18 @@ def test_experiment_results_do_not_depend_on_jobs(monkeypatch):
     one_eps = {r["epsilon"]: r for r in rows if "Exp 1/ε" in r["params"]}
     assert one["results"][("Exp 1/ε (paper)", 4, 0.1)].guarantee.epsilon == pytest.approx(0.2)
     assert "epsilon" not in one_eps[0.1]["params"]
+
+
+def test_instance_sweep_as_one_batch_with_2d_means():
+    # Two instances x two epsilons in one batch (rows repeat each cell 1500 times).
+    cells = [(np.array([0.3, 0.5, 0.5]), 0.3), (np.array([0.6, 0.2, 0.7]), 0.3),
+             (np.array([0.3, 0.5, 0.5]), 3.0), (np.array([0.6, 0.2, 0.7]), 3.0)]
+    n = 1500
+    means = np.repeat(np.array([m for m, _ in cells]), n, axis=0)
+    eps = np.repeat([e for _, e in cells], n)
+    batch = dpl.simulate(RNMFTNL(epsilon=eps, noise="gumbel"), dpl.BernoulliExperts(means), 255,
+                         len(cells) * n, seed=20, checkpoints=[15, 255])
+    for (m, e), part in zip(cells, batch.split(len(cells))):
+        alone = dpl.simulate(RNMFTNL(epsilon=e, noise="gumbel"), dpl.BernoulliExperts(m), 255, n,
+                             seed=21, checkpoints=[15, 255])
+        assert close_means(part, alone)
