@@ -170,7 +170,7 @@ def _b2o_task(task):
 
 
 def _b2o(scale, seed, jobs, progress):
-    n_runs = {"quick": 60, "paper": 1000}[scale]
+    n_runs = {"quick": 40, "paper": 1000}[scale]
     m_grid = np.unique(np.round(np.geomspace(1, 2048, 12 if scale == "quick" else 23)).astype(int))
     learners = [("RNM-FTNL", eps) for eps in B2O_EPS] + [("FTL", None), ("Hedge", None)]
     tasks = [(name, eps, m_grid, n_runs, derive_seed("lowerbounds-batch2online", name, eps, seed))
@@ -225,7 +225,7 @@ register("lowerbounds-batch2online", title="Batch-to-online conversion: majority
 # ---------------------------------------------------------------------------------------------
 _REGRET_SIZES = {
     # (eps grid, full-info T, runs per instance, bandit T, bandit runs)
-    "quick": (np.array([0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]), 2 ** 14, 10, 2 ** 13, 20),
+    "quick": (np.array([0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]), 2 ** 14, 10, 2 ** 12, 20),
     "paper": (np.geomspace(0.01, 10.0, 13), 2 ** 14, 100, 2 ** 16, 100),
 }
 
