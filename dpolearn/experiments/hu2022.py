@@ -1,0 +1,238 @@
+"""Experiments of the chapter "Private Thompson Sampling" (Hu and Hegde, UAI 2022).
+
+* ``hu2022-table`` -- the whole grid: DP-TS, Lazy-DP-TS, Anytime-Lazy-UCB, DP-SE (max and sum
+  forms of the epoch length) at every eps in {500, 1, 0.5, 0.25, 0.1}, plus non-private
+  Beta-TS, on the five-armed instance (0.75, 0.625, 0.5, 0.375, 0.25). One batched simulation
+  per algorithm (all epsilons are rows of one batch). Its summary is the final-regret table
+  (mean and standard error at T); its figure plots final regret against epsilon.
+* ``hu2022-fig1`` ... ``hu2022-fig5`` -- Figures 1-5 of the paper re-drawn from that grid
+  (eps = 500, 1, 0.5, 0.25, 0.1): the paper's curves (DP-TS only in Figure 1, where the paper
+  shows it), DP-SE's sum form dashed and non-private TS dotted as references.
+* :func:`claims` -- the paper's three orderings checked on the final regret.
+
+Lazy-DP-TS uses base-2 logarithms in its bonus here, as Hu and Hegde write (spec 002 [A7];
+the ``hu2021-*`` experiments use ln); Anytime-Lazy-UCB and DP-SE use ln. The paper states
+neither the number of runs nor DP-SE's constants: we use 50 runs per epsilon at paper scale
+(spec 002 [A22] asks for at least 20), beta = 1/T and both epoch-length forms.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+import numpy as np
+
+from ..bandits import DPSE, DPTS, AnytimeLazyUCB, BetaTS, LazyDPTS
+from ..envs import BernoulliBandit
+from ..plotting import color_of, regret, subplots
+from ..simulate import make_checkpoints, simulate
+from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
+#: Figure number -> epsilon, as in the paper (Figures 1-5)
+FIGURES = {1: 500.0, 2: 1.0, 3: 0.5, 4: 0.25, 5: 0.1}
+EPSILONS = tuple(FIGURES.values())
+PRIVATE = ("DP-TS", "Lazy-DP-TS", "Anytime-Lazy-UCB", "DP-SE", "DP-SE (sum)")
+NONPRIVATE = "TS (Beta)"
+#: (horizon, runs per epsilon); "paper" is the paper's T = 10^5
+_SIZES = {"quick": (20_000, 10), "paper": (100_000, 50)}
+
+
+def _make(name: str, eps, horizon: int):
+    if name == "DP-TS":
+        return DPTS(epsilon=eps)
+    if name == "Lazy-DP-TS":
+        return LazyDPTS(epsilon=eps, log="log2")             # Hu and Hegde: log base 2
+    if name == "Anytime-Lazy-UCB":
+        return AnytimeLazyUCB(epsilon=eps)                  # natural log (seed 000, Alg. 1)
+    if name == "DP-SE":
+        return DPSE(epsilon=eps, horizon=horizon, r_e_form="max")
+    if name == "DP-SE (sum)":
+        return DPSE(epsilon=eps, horizon=horizon, r_e_form="sum")
+    if name == NONPRIVATE:
+        return BetaTS()
+    raise ValueError(f"name must be one of {PRIVATE + (NONPRIVATE,)}, got {name!r}")
+
+
+def _checkpoints(horizon: int) -> np.ndarray:
+    """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
+    return np.union1d(make_checkpoints(horizon, "log", 120), make_checkpoints(horizon, "linear", 300))
+
+
+def _task(task):
+    """One algorithm at every epsilon, as ONE batch of ``len(EPSILONS) * n_runs`` runs."""
+    name, horizon, n_runs, seed, progress = task
+    env = BernoulliBandit(MEANS)
+    if name == NONPRIVATE:
+        res = simulate(_make(name, None, horizon), env, horizon, n_runs, seed=seed,
+                       checkpoints=_checkpoints(horizon), progress=progress)
+        return {None: res}
+    eps = np.repeat(EPSILONS, n_runs)
+    res = simulate(_make(name, eps, horizon), env, horizon, len(eps), seed=seed,
+                   checkpoints=_checkpoints(horizon), progress=progress)
+    parts = res.split(len(EPSILONS))
+    out = {}
+    for part, e in zip(parts, EPSILONS):
+        part.params = dict(part.params, epsilon=e)
+        if name == "DP-SE (sum)":
+            part.label = name                                # legend and table name
+        out[e] = part
+    return out
+
+
+def _grid(scale, seed, jobs, progress) -> Dict:
+    horizon, n_runs = _SIZES[scale]
+    names = PRIVATE + (NONPRIVATE,)
+    tasks = [(name, horizon, n_runs, derive_seed("hu2022-table", name, seed), progress)
+             for name in names]
+    out = parallel_map(_task, tasks, jobs)
+    results = {}
+    for name, by_eps in zip(names, out):
+        for e, res in by_eps.items():
+            results[(name, e)] = res
+    return {"results": results, "horizon": horizon, "n_runs": n_runs, "means": MEANS,
+            "epsilons": EPSILONS, "algorithms": PRIVATE, "nonprivate": NONPRIVATE}
+
+
+def table(data) -> List[Dict]:
+    """Final regret at T, one row per (epsilon, algorithm): mean and standard error."""
+    rows = []
+    for e in data["epsilons"]:
+        for name in data["algorithms"]:
+            res = data["results"][(name, e)]
+            rows.append({"epsilon": e, "algorithm": name, "mean": res.final_mean,
+                         "se": res.final_se, "n_runs": res.n_runs})
+    ref = data["results"][(data["nonprivate"], None)]
+    rows.append({"epsilon": np.inf, "algorithm": data["nonprivate"], "mean": ref.final_mean,
+                 "se": ref.final_se, "n_runs": ref.n_runs})
+    return rows
+
+
+def _summary(data):
+    rows = []
+    for e in data["epsilons"]:
+        res = [data["results"][(name, e)] for name in data["algorithms"]]
+        rows += regret_rows("hu2022-table", f"eps={e:g}", res, epsilon=e)
+    rows += regret_rows("hu2022-table", "non-private", [data["results"][(data["nonprivate"], None)]])
+    return rows
+
+
+def _plot_table(data):
+    """Final regret against epsilon, one line per algorithm (log-log), TS as a reference."""
+    fig, axes = subplots()
+    ax = axes[0, 0]
+    eps = np.array(data["epsilons"])
+    order = np.argsort(eps)
+    for name in data["algorithms"]:
+        m = np.array([data["results"][(name, e)].final_mean for e in eps])[order]
+        se = np.array([data["results"][(name, e)].final_se for e in eps])[order]
+        ax.errorbar(eps[order], m, yerr=1.96 * se, marker="o", capsize=2, label=name,
+                    color=color_of(name), ls="--" if name.endswith("(sum)") else "-")
+    ref = data["results"][(data["nonprivate"], None)]
+    ax.axhline(ref.final_mean, color=color_of(data["nonprivate"]), ls=":", lw=1.5,
+               label=f"{data['nonprivate']} (non-private)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("privacy parameter ε")
+    ax.set_ylabel(f"pseudo-regret at T = {data['horizon']:,}")
+    ax.legend(fontsize=8.5, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+register("hu2022-table", title="Final regret of DP-TS, Lazy-DP-TS, Anytime-Lazy-UCB and DP-SE "
+         "at eps in {500, 1, 0.5, 0.25, 0.1} (mean and standard error)", plot=_plot_table,
+         summary=_summary, chapter="private_ts")(_grid)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures 1-5: one epsilon each, cut from the grid
+# ---------------------------------------------------------------------------------------------
+def _figure(number, scale, seed, jobs, progress):
+    grid = run("hu2022-table", scale, seed=seed, jobs=jobs, progress=progress)
+    e = FIGURES[number]
+    shown = PRIVATE if number == 1 else tuple(n for n in PRIVATE if n != "DP-TS")
+    return {"figure": number, "epsilon": e, "horizon": grid["horizon"],
+            "n_runs": grid["n_runs"], "means": grid["means"], "algorithms": shown,
+            "results": {n: grid["results"][(n, e)] for n in shown},
+            "reference": grid["results"][(NONPRIVATE, None)]}
+
+
+def _plot_figure(data):
+    """The paper's curves; Figure 1 gets a second panel with a logarithmic regret axis."""
+    two = data["figure"] == 1
+    fig, axes = subplots(1, 2 if two else 1)
+    names = [n for n in data["algorithms"] if not n.endswith("(sum)")]
+    for k, ax in enumerate(axes[0]):
+        regret([data["results"][n] for n in names], ax=ax, legend=False)
+        if "DP-SE (sum)" in data["results"]:
+            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, ls="--", band=None,
+                   colors=[color_of("DP-SE")], lw=1.5)
+        regret(data["reference"], ax=ax, legend=False, band=None, ls=":", lw=1.5,
+               labels=["TS (Beta), non-private"], colors=[color_of(NONPRIVATE)])
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+        if k == 1:
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=10)
+            ax.set_ylabel("")
+    ax = axes[0, 0]
+    ax.text(0.02, 0.97, f"ε = {data['epsilon']:g}", transform=ax.transAxes, va="top", fontsize=11)
+    ax.legend(fontsize=8.5, loc="upper left", bbox_to_anchor=(0.0, 0.9))
+    return fig
+
+
+def _fig_summary(data):
+    return regret_rows(f"hu2022-fig{data['figure']}", f"eps={data['epsilon']:g}",
+                       [data["results"][n] for n in data["algorithms"]], epsilon=data["epsilon"])
+
+
+def _make_fig(number):
+    def compute(scale, seed, jobs, progress):
+        return _figure(number, scale, seed, jobs, progress)
+    compute.__qualname__ = f"hu2022_fig{number}"
+    return compute
+
+
+for _n, _e in FIGURES.items():
+    register(f"hu2022-fig{_n}", title=f"Figure {_n}: cumulative regret at eps = {_e:g}, "
+             "K = 5, T = 10^5", plot=_plot_figure, summary=_fig_summary,
+             chapter="private_ts")(_make_fig(_n))
+
+
+# ---------------------------------------------------------------------------------------------
+# The paper's claims, checked on the final regret
+# ---------------------------------------------------------------------------------------------
+def claims(data, k: float = 2.0) -> List[Dict]:
+    """Check the orderings of Hu and Hegde's Section 4 (spec 002 section 5) at every epsilon.
+
+    "a < b" counts as shown when the difference of the final means exceeds ``k`` standard
+    errors of the difference; otherwise the pair is reported as not resolved (``None``) or
+    reversed (``False``).
+
+    (i) eps = 500: DP-TS < Lazy-DP-TS < min(Anytime-Lazy-UCB, DP-SE);
+    (ii) eps <= 1: Lazy-DP-TS < min(Anytime-Lazy-UCB, DP-SE);
+    (iii) eps <= 1: DP-TS worse than the other three.
+    DP-SE is the max form (the book's default); the sum form is reported alongside.
+    """
+    r = data["results"]
+
+    def less(a, b, e):
+        ra, rb = r[(a, e)], r[(b, e)]
+        diff = rb.final_mean - ra.final_mean
+        se = float(np.hypot(ra.final_se, rb.final_se))
+        if diff > k * se:
+            return True
+        if diff < -k * se:
+            return False
+        return None
+
+    out = []
+    for e in data["epsilons"]:
+        row = {"epsilon": e}
+        if e > 1:
+            row["(i) DP-TS < Lazy-DP-TS"] = less("DP-TS", "Lazy-DP-TS", e)
+        for other in ("Anytime-Lazy-UCB", "DP-SE", "DP-SE (sum)"):
+            row[f"Lazy-DP-TS < {other}"] = less("Lazy-DP-TS", other, e)
+        if e <= 1:
+            for other in ("Lazy-DP-TS", "Anytime-Lazy-UCB", "DP-SE"):
+                row[f"(iii) {other} < DP-TS"] = less(other, "DP-TS", e)
+        out.append(row)
+    return out
