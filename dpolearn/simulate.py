@@ -6,6 +6,7 @@ pseudo-regret at checkpoints.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -103,12 +104,21 @@ class Result:
         return float(self.se()[-1])
 
     def select_runs(self, rows) -> "Result":
-        """The sub-result made of some runs (e.g. one cell of a batched sweep)."""
+        """The sub-result made of some runs (e.g. one cell of a batched sweep).
+
+        Per-run parameters (arrays with one entry per run, in ``params`` and in the guarantee
+        record) are sliced too, and collapse to a scalar when the selected runs share a value.
+        """
         rows = np.asarray(rows)
         n = int(rows.sum()) if rows.dtype == bool else len(rows)
+        params = {k: _slice_per_run(v, rows, self.n_runs) for k, v in self.params.items()}
+        guarantee = self.guarantee
+        if dataclasses.is_dataclass(guarantee):
+            fields = {f.name: _slice_per_run(getattr(guarantee, f.name), rows, self.n_runs)
+                      for f in dataclasses.fields(guarantee)}
+            guarantee = type(guarantee)(**fields)
         return Result(self.regret[rows], self.checkpoints, self.pulls[rows], self.label,
-                      self.horizon, n, self.seed, dict(self.params), self.guarantee,
-                      self.wall_time)
+                      self.horizon, n, self.seed, params, guarantee, self.wall_time)
 
     def split(self, n_groups: int) -> list:
         """Cut a batched sweep into ``n_groups`` consecutive equal blocks of runs.
@@ -126,6 +136,16 @@ class Result:
         """Final regret mean and standard error with the identifying fields."""
         return {"algorithm": self.label, "horizon": self.horizon, "n_runs": self.n_runs,
                 "final_regret_mean": self.final_mean, "final_regret_se": self.final_se}
+
+
+def _slice_per_run(value, rows, n_runs):
+    """``value[rows]`` for per-run arrays (first axis n_runs), scalar if all equal; else value."""
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == n_runs:
+        part = value[rows]
+        if part.ndim == 1 and len(part) and np.all(part == part[0]):
+            return part[0].item()
+        return part
+    return value
 
 
 def _progress_default(horizon: int, n_runs: int) -> bool:

@@ -112,3 +112,15 @@ def test_progress_bar_can_be_switched_on_and_off(capsys):
     assert "UCB1" in capsys.readouterr().err
     dpl.simulate(dpl.UCB1(), dpl.BernoulliBandit([0.5, 0.4]), 10_000, 2, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_split_slices_per_run_parameters_and_guarantees():
+    from dpolearn.bandits import LazyDPTS
+
+    eps = np.repeat([0.5, 1.0], 3)
+    res = dpl.simulate(LazyDPTS(epsilon=eps), dpl.BernoulliBandit([0.6, 0.4]), 50, 6, seed=0)
+    low, high = res.split(2)
+    assert low.params["epsilon"] == 0.5 and high.params["epsilon"] == 1.0
+    assert low.guarantee == dpl.PureDP(0.5) and high.guarantee == dpl.PureDP(1.0)
+    rows = dpl.experiments.regret_rows("x", "p", [low, high])
+    assert [r["epsilon"] for r in rows] == [0.5, 1.0]
