@@ -450,6 +450,10 @@ class MTSGaussian(GaussianTS):
         self._max_prepull = float(self._prepull.max())
         self._min_prepull = float(self._prepull.min())
         self._sqrt_c = np.sqrt(as_row_param("c", self.c, n_runs))               # (n_runs, 1)
+        # posterior mean S/(k+1) and scale sqrt(k+1)/sqrt(c), refreshed only where a pull
+        # changed them (the draw divides by the scale, so c = 1 matches GaussianTS bit for bit)
+        self._mean = np.zeros((n_runs, n_arms))
+        self._scale = np.ones((n_runs, n_arms)) / self._sqrt_c
         if self.track_privacy:
             self.ledger_mu2_ = np.zeros((n_runs, n_arms))
 
@@ -458,16 +462,23 @@ class MTSGaussian(GaussianTS):
         round_robin = (t - 1) % self.n_arms
         if t <= self._min_prepull:                           # every run still pre-pulling
             return np.full(self.n_runs, round_robin)
-        denom = self.counts_ + 1.0                           # k_i + 1
-        z = self._rng.standard_normal(denom.shape)
-        theta = self.sums_ / denom + z * self._sqrt_c / np.sqrt(denom)   # N(S/(k+1), c/(k+1))
+        z = self._rng.standard_normal(self._mean.shape)
+        theta = self._mean + z / self._scale                 # N(S/(k+1), c/(k+1))
         arms = np.argmax(theta, axis=1)                      # ties: lowest index
         if self.track_privacy:                               # draws that depend on data
             active = (self.counts_ > 0) & (t > self._prepull)[:, None]
+            denom = self.counts_ + 1.0
             self.ledger_mu2_ += active / (self._sqrt_c ** 2 * denom)   # (1/(k+1))^2 / (c/(k+1))
         if t <= self._max_prepull:
             arms = np.where(t <= self._prepull, round_robin, arms)
         return arms
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)                     # S_i += x, k_i += 1
+        rows = self._rows
+        denom = self.counts_[rows, arms] + 1.0
+        self._mean[rows, arms] = self.sums_[rows, arms] / denom
+        self._scale[rows, arms] = np.sqrt(denom) / self._sqrt_c[:, 0]
 
     def privacy_ledger(self) -> np.ndarray:
         r"""Composed GDP level of the worst observation so far, shape (n_runs,).

@@ -259,7 +259,7 @@ def _fig5_plot(data, extra=None):
             regret(extra, ax=ax, legend=False, ls="--",
                    labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra])
         ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
-                  fontsize=8)
+                  fontsize=8, loc="best")
     return fig
 
 
