@@ -90,7 +90,9 @@ def _panels(exp_id, names, schedules, scale, seed, jobs):
     horizon, n_runs = _SIZES[scale]
     tasks = [(exp_id, inst, name, sch, horizon, n_runs,
               derive_seed(exp_id, inst, name, sch, seed))
-             for inst in INSTANCES for name, sch in zip(names, schedules)]
+             for inst in reversed(list(INSTANCES)) for name, sch in zip(names, schedules)]
+    # larger instance first, so the two workers finish together (the order of results
+    # does not matter: each task carries its own seed)
     results = parallel_map(_run_batch, tasks, jobs)
     panels = []
     for inst in INSTANCES:
