@@ -451,3 +451,38 @@ def test_mts_white_box_privacy_and_broken_variant():
     assert np.all(led >= 0.9 * p.guarantee.mu)                  # nearly tight here
     _, led_broken = _mts_ledger(0.5, b, c, T)                   # half the variance
     assert np.all(led_broken > p.guarantee.mu)
+
+
+# ------------------------------------------------------------------ experiments module
+def test_eps_delta_table_values():
+    """The (eps, delta) table of the chapter (spec 004 Sec. 3.6 values, derived there)."""
+    from dpolearn.experiments.hu2025 import eps_delta_table
+
+    rows = {r["alpha"]: r for r in eps_delta_table(10**6)}
+    assert rows[1.0]["eps_at_delta=1e-05"] == pytest.approx(15.7839, abs=1e-4)
+    assert rows[1.0]["eps_at_delta=1e-06"] == pytest.approx(17.2109, abs=1e-4)
+    assert rows[1.0]["eps46_at_delta=1e-05"] == pytest.approx(101.83, abs=0.01)
+    assert rows[1.0]["delta_at_eps=1"] == pytest.approx(0.761206, abs=1e-6)
+    assert rows[0.75]["eps_at_delta=1e-05"] == pytest.approx(108.94, abs=0.01)
+    assert rows[0.5]["eps_at_delta=1e-05"] == pytest.approx(1120.13, abs=0.01)
+    assert rows[0.25]["eps_at_delta=1e-05"] == pytest.approx(14812.91, abs=0.01)
+    assert rows[0.0]["eps_at_delta=1e-05"] == pytest.approx(214998.17, abs=0.05)
+    assert rows[0.0]["floor_phi"] == 212220
+
+
+def test_experiment_tasks_split_and_do_not_depend_on_jobs():
+    from dpolearn.experiments import derive_seed, parallel_map
+    from dpolearn.experiments.hu2025 import ALPHAS, _task
+
+    tasks = [("dpts", 300, 2, dict(alpha=ALPHAS), derive_seed("test", 1)),
+             ("mtsg", 300, 2, dict(b=[0, 1], c=[1.0, 2.0]), derive_seed("test", 2))]
+    one = parallel_map(_task, tasks, 1)
+    two = parallel_map(_task, tasks, 2)
+    assert [len(p) for p in one] == [5, 2]
+    for p1, p2 in zip(one, two):
+        for r1, r2 in zip(p1, p2):
+            np.testing.assert_array_equal(r1.regret, r2.regret)
+            assert r1.n_runs == 2 and r1.checkpoints[-1] == 300
+    assert [r.params["alpha"] for r in one[0]] == list(ALPHAS)
+    assert one[0][-1].guarantee == GaussianDP(mu=dp_ts_ucb_gdp(300, 1.0))
+    assert one[1][1].guarantee == GaussianDP(mu=mts_gaussian_gdp(300, 1, 2.0))

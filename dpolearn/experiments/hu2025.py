@@ -67,6 +67,9 @@ def _alpha_colors(alphas):
 def _task(task):
     """One batch: ``(kind, T, n_runs, params, seed)`` -> list of Results (one per config)."""
     kind, T, n_runs, params, seed = task
+    # a fresh copy: spawning children mutates a SeedSequence, and a reused task must give the
+    # same result whether it runs here or in a worker process
+    seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
     env = BernoulliBandit(MEANS)
     if kind == "dpts":                                   # alpha sweep of DP-TS-UCB
         alphas = np.asarray(params["alpha"], dtype=float)
