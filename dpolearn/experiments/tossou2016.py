@@ -161,17 +161,19 @@ def _compute_schedules(scale, seed, jobs, progress):
 def _plot_schedules(data):
     fig, axes = subplots(2, 2, sharex=True)
     styles = {"fixed": "-", "lemmaB1_y": "--", "lemmaB1_x": ":"}
+    colours = {"fixed": color_of("DP-UCB-INT"), "lemmaB1_y": "#d62728", "lemmaB1_x": "#9467bd"}
     for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
         for name, sch, res in panel["results"]:
             if name == "UCB1":
                 regret(res, ax=ax, log_y=True, legend=False, colors=[color_of("UCB1")], labels=["UCB1"])
             else:
                 regret(res, ax=ax, log_y=True, legend=False, labels=[
-                    f"DP-UCB-INT, {SCHEDULE_NAMES[sch]}"], colors=[color_of("DP-UCB-INT")],
+                    f"DP-UCB-INT, {SCHEDULE_NAMES[sch]}"], colors=[colours[sch]],
                     linestyle=styles[sch])
         ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
                 f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
+        ax.set_ylim(bottom=1)
     for ax in axes[0]:
         ax.set_xlabel("")
     return fig
