@@ -298,3 +298,41 @@ def test_invalid_hybrid():
         HybridCounter((0,), epsilon=1.0)
     with pytest.raises(TypeError, match="where"):
         HybridCounter(2, epsilon=1.0).step(1.0, where=np.array([1, 0]))
+
+
+def _joint_event_log_ratio(make, n=200_000, c=1.0):
+    """Black-box DP check on the incremental hybrid counter: streams (0, 0, 1, 0) and
+    (0, 0, 0, 0) differ in item 3, which enters the tree node released at 3 and the
+    logarithmic block (2, 4] released at 4. Returns the estimated log of
+    P_x(S) / P_x'(S) for S = {y3 - y2 > c, y4 - y2 > c} and its standard error."""
+    probs, ses = [], []
+    for seed, x3 in ((1, 1.0), (2, 0.0)):
+        h = make(n, seed)
+        out = [h.step(v) for v in (0.0, 0.0, x3, 0.0)]
+        hit = ((out[2] - out[1]) > c) & ((out[3] - out[1]) > c)
+        p = hit.mean()
+        probs.append(p)
+        ses.append(math.sqrt((1 - p) / (n * p)))           # SE of log p (delta method)
+    return math.log(probs[0] / probs[1]), math.hypot(*ses)
+
+
+def test_hybrid_dp_inequality_on_neighbouring_streams_black_box():
+    """The event S attains the worst case eps_L + eps_B. The honest split stays within its
+    guarantee; the paper's split exceeds the paper's claim (and meets its guarantee 2 eps);
+    a half-noise variant of the honest split is caught."""
+    eps = 1.0
+    chan = HybridCounter(1, epsilon=eps)
+    loss, se = _joint_event_log_ratio(lambda n, s: HybridCounter(n, epsilon=eps, rng=s))
+    assert loss <= chan.guarantee.epsilon + 4.5 * se
+    assert loss > chan.guarantee.epsilon - 4.5 * se          # the bound is attained
+
+    paper = HybridCounter(1, epsilon=eps, split="paper")
+    loss_p, se_p = _joint_event_log_ratio(
+        lambda n, s: HybridCounter(n, epsilon=eps, split="paper", rng=s))
+    assert loss_p <= paper.guarantee.epsilon + 4.5 * se_p
+    assert loss_p > paper.paper_claim.epsilon + 4.5 * se_p   # the paper's claim is violated
+
+    # half the noise in both halves, still claiming eps: caught
+    loss_h, se_h = _joint_event_log_ratio(
+        lambda n, s: HybridCounter(n, epsilon=2 * eps, rng=s))
+    assert loss_h > chan.guarantee.epsilon + 4.5 * se_h
