@@ -283,7 +283,8 @@ def _plot_sweep(data):
         ax.axvline(gap, color="grey", lw=1, ls=":")
         ax.set_xscale("log")
         ax.set_xlabel("privacy parameter ε (dotted line: ε = Δ)")
-        ax.legend(fontsize=9)
+    axes[0, 0].legend(fontsize=9, loc="lower left")
+    axes[0, 1].legend(fontsize=9, loc="upper right")
     return fig
 
 
