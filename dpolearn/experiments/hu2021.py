@@ -137,6 +137,11 @@ def _plot_figure(data, log_x=False):
     return fig
 
 
+def plot_log(data):
+    """Figure 1 or 2 with a logarithmic time axis (the paper's figures use a linear one)."""
+    return _plot_figure(data, log_x=True)
+
+
 def _fig1(scale, seed, jobs, progress):
     return _figure(1, scale, seed, jobs, progress)
 
