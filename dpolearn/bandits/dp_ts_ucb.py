@@ -301,6 +301,10 @@ class DPTSUCB(Policy):
         self.max_ = np.full(shape, self.max_init)
         self.theta_ = np.zeros(shape)
         self.fresh_ = np.zeros(shape, dtype=bool)
+        # flat views for the per-round bookkeeping of the pulled cells (run, arm)
+        self._cell0 = self._rows * n_arms
+        self._O_flat, self._S_flat = self.O_.reshape(-1), self.S_.reshape(-1)
+        self._len_flat = self.epoch_len_.reshape(-1)
         if self.track_privacy:
             self.ledger_mu2_ = np.zeros(shape)           # sum of mu^2 of the open posterior
             self.ledger_max_mu2_ = np.zeros(n_runs)      # worst observation so far
@@ -327,8 +331,9 @@ class DPTSUCB(Policy):
         fresh = self.h_ >= 1                                 # TS phase: budget left
         self.fresh_ = fresh
         if fresh.any():
-            z = self._rng.standard_normal(fresh.shape)
-            draw = self.mu_hat_ + self.sd_ * z               # theta ~ N(mu_hat, ln^a(T)/n)
+            draw = self._rng.standard_normal(fresh.shape)
+            draw *= self.sd_
+            draw += self.mu_hat_                             # theta ~ N(mu_hat, ln^a(T)/n)
             self.theta_ = np.where(fresh, draw, self.max_)   # fresh draw, else reuse MAX
             np.maximum(self.max_, draw, out=self.max_, where=fresh)
             self.h_ -= fresh
@@ -344,12 +349,12 @@ class DPTSUCB(Policy):
         if t <= self.n_arms:                                 # epoch 0: one observation
             self._build(self._rows, arms, rewards, 1.0)
             return
-        rows = self._rows
-        self.O_[rows, arms] += 1
-        self.S_[rows, arms] += rewards
-        done = self.O_[rows, arms] >= self.epoch_len_[rows, arms]
+        cell = self._cell0 + arms                            # flat index of (run, pulled arm)
+        self._O_flat[cell] += 1                              # O_i += 1
+        self._S_flat[cell] += rewards
+        done = self._O_flat[cell] >= self._len_flat[cell]    # O_i == 2^{r_i}
         if done.any():                                       # epoch r of these arms is complete
-            r, a = rows[done], arms[done]
+            r, a = self._rows[done], arms[done]
             n = self.epoch_len_[r, a]
             self._build(r, a, self.S_[r, a] / n, n)          # mean of the 2^r new rewards only
             self.epoch_len_[r, a] = 2 * n
