@@ -110,10 +110,13 @@ def claims(data, setting):
 
 def _figure(setting, scale, seed, jobs, progress):
     grid = run("hu2021-regret", scale, seed=seed, jobs=jobs, progress=progress)
-    return {"setting": setting, "means": SETTINGS[setting], "horizon": grid["horizon"],
+    results = {k: v for k, v in grid["results"].items() if k[0] == setting}
+    data = {"setting": setting, "means": SETTINGS[setting], "horizon": grid["horizon"],
             "n_runs": grid["n_runs"], "epsilons": grid["epsilons"],
-            "algorithms": grid["algorithms"],
-            "results": {k: v for k, v in grid["results"].items() if k[0] == setting}}
+            "algorithms": grid["algorithms"], "results": results}
+    # flat copies, so that `run --out` also writes every curve to data.npz
+    data.update({f"{name}_eps{e:g}": res for (_, e, name), res in results.items()})
+    return data
 
 
 #: line styles that keep the four curves apart even where two colours are close
@@ -261,8 +264,11 @@ def _sweep(scale, seed, jobs, progress):
     names = ("Anytime-Lazy-UCB", "Lazy-DP-TS")
     tasks = [(n, horizon, n_runs, derive_seed("hu2021-eps-sweep", n, seed)) for n in names]
     out = parallel_map(_sweep_task, tasks, jobs)
-    return {"results": dict(zip(names, out)), "epsilons": np.array(SWEEP_EPS),
+    data = {"results": dict(zip(names, out)), "epsilons": np.array(SWEEP_EPS),
             "means": SWEEP_MEANS, "horizon": horizon, "n_runs": n_runs}
+    for name, parts in data["results"].items():        # per-run pull counts for data.npz
+        data[f"{name}_pulls"] = np.stack([p.pulls for p in parts])   # (n_eps, n_runs, 2)
+    return data
 
 
 def _plot_sweep(data):
