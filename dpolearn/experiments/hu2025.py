@@ -100,12 +100,23 @@ def _task(task):
 
 
 # ------------------------------------------------------------------ Figure 3
+#: the alpha grid cut in two batches for the longest runs, so that --jobs 2 keeps both cores busy
+ALPHA_HALVES = (ALPHAS[:3], ALPHAS[3:])
+
+
 def _fig3_compute(scale, seed, jobs, progress):
-    grid, _, n_runs = sizes(scale)
-    tasks = [("dpts", T, n_runs, dict(alpha=ALPHAS), derive_seed("hu2025", "dpts", T, seed))
-             for T in grid]
+    grid, T_max, n_runs = sizes(scale)
+    tasks, owner = [], []
+    for T in grid:
+        halves = ALPHA_HALVES if T == T_max else (ALPHAS,)
+        for h, alphas in enumerate(halves):
+            tasks.append(("dpts", T, n_runs, dict(alpha=alphas),
+                          derive_seed("hu2025", "dpts", T, h, seed)))
+            owner.append(int(T))
     out = parallel_map(_task, tasks, jobs)
-    results = {int(T): parts for T, parts in zip(grid, out)}
+    results = {int(T): [] for T in grid}
+    for T, parts in zip(owner, out):
+        results[T] += parts
     final_mean = np.array([[r.final_mean for r in results[T]] for T in grid])
     final_se = np.array([[r.final_se for r in results[T]] for T in grid])
     T_fine = np.unique(np.geomspace(grid[0], 10**7, 60).astype(np.int64))
@@ -153,8 +164,9 @@ def _fig4_compute(scale, seed, jobs, progress):
     _, T, n_runs = sizes(scale)
     fig3 = _shared("hu2025-fig3", scale, seed, jobs, progress)
     c = 5.0 * np.log(T) ** np.asarray(ALPHAS)            # same regret bound as DP-TS-UCB(alpha)
-    task = ("mtsg", T, n_runs, dict(b=[0] * len(ALPHAS), c=c), derive_seed("hu2025", "fig4", seed))
-    mtsg = parallel_map(_task, [task], 1)[0]
+    tasks = [("mtsg", T, n_runs, dict(b=[0] * len(h), c=5.0 * np.log(T) ** np.asarray(h)),
+              derive_seed("hu2025", "fig4", k, seed)) for k, h in enumerate(ALPHA_HALVES)]
+    mtsg = sum(parallel_map(_task, tasks, jobs), [])
     return {"alphas": np.asarray(ALPHAS), "T": T, "dpts": fig3["results"][T], "mtsg": mtsg,
             "c": c, "eta_dpts": np.array([dp_ts_ucb_gdp(T, a) for a in ALPHAS]),
             "eta_mtsg": np.asarray(mts_gaussian_gdp(T, 0, c))}
