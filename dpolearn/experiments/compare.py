@@ -345,6 +345,7 @@ def _bandit_summary(data):
                                epsilon=c["epsilon"]):
             lv = c["level"]
             row["privacy"] = lv["text"]
+            row["target_epsilon"] = "" if c["epsilon"] is None else c["epsilon"]
             row["comparison_epsilon"] = lv["epsilon"]
             if BANDIT_ALGORITHMS[c["algorithm"]] == "gdp":
                 row["epsilon"] = ""                 # GDP-only: no epsilon parameter
