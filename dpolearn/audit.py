@@ -54,7 +54,7 @@ from .policy import Policy
 __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson", "ReplayBandit",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
            "output_above", "selected", "audit", "audit_policy", "adversarial_pairs",
-           "rnm_exact_epsilon", "rnm_event_losses", "laplace_event_loss", "laplace_composed",
+           "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf", "laplace_event_loss", "laplace_composed",
            "gaussian_composed", "hybrid_counter_exact_epsilon", "whitebox_gdp",
            "whitebox_interval_mean"]
 
@@ -279,7 +279,7 @@ def output_above(c: float, index=None) -> Event:
     ``index`` along the last axis all exceed ``c`` (e.g. several releases of a counter)."""
     if index is None:
         return Event(f"output > {c:g}", lambda y: np.asarray(y) > c)
-    idx = list(np.atleast_1d(index))
+    idx = [int(i) for i in np.atleast_1d(index)]
     return Event(f"output{idx} > {c:g}",
                  lambda y: np.all(np.asarray(y)[..., idx] > c, axis=-1))
 
@@ -446,6 +446,21 @@ def rnm_event_losses(rnm, scores, neighbour) -> np.ndarray:
     p = rnm.selection_probabilities(scores)
     q = rnm.selection_probabilities(neighbour)
     return np.log(p) - np.log(q)
+
+
+def laplace_difference_sf(a, scale):
+    r"""Closed form of :math:`P(Z_0 - Z_1 > a)` for i.i.d. :math:`Z_i \sim \mathrm{Lap}(b)`.
+
+    For :math:`a \ge 0` it is :math:`(2 + a/b)\,e^{-a/b}/4`, and by symmetry
+    :math:`1 - P(Z_0 - Z_1 > -a)` for :math:`a < 0`. Two-action report-noisy-max with Laplace
+    noise selects action 0 with probability ``laplace_difference_sf(s_1 - s_0, b)``.
+
+    >>> float(laplace_difference_sf(0.0, 1.0))
+    0.5
+    """
+    x = np.abs(np.asarray(a, dtype=float)) / scale
+    tail = (2.0 + x) * np.exp(-x) / 4.0
+    return np.where(np.asarray(a) >= 0, tail, 1.0 - tail)
 
 
 def rnm_exact_epsilon(rnm, scores, neighbour) -> float:
