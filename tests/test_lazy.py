@@ -324,3 +324,19 @@ def test_hu2021_grid_is_one_batch_per_algorithm_and_independent_of_jobs(monkeypa
     for v in verdicts:
         ts, ucb = v["Lazy-DP-TS"], v["Anytime-Lazy-UCB"]
         assert v["TS<UCB"] == (ts[0] + 2 * np.hypot(ts[1], ucb[1]) < ucb[0])
+
+
+@pytest.mark.parametrize("eps, gap, v24, d24, v72, d72", [
+    (0.25, 0.125, 21221, 15, 63662, 16), (0.25, 0.25, 5305, 13, 15915, 14),
+    (0.25, 0.375, 3537, 12, 10610, 14), (0.25, 0.5, 2653, 12, 7958, 13),
+    (1.0, 0.375, 2358, 12, 7074, 13), (0.5, 0.5, 1326, 11, 3979, 12),
+    (0.25, 0.1, 33157, 16, 99472, 17)])
+def test_private_sample_complexity_table_of_spec_000(eps, gap, v24, d24, v72, d72):
+    """The table of spec 000 Sec. 7.4 (T = 10^6): c ln T / (gap min(gap, eps)) and its ceil-log2."""
+    from dpolearn.bandits.lazy import private_sample_complexity
+
+    for c, v, d in ((24, v24, d24), (72, v72, d72)):
+        value, dd = private_sample_complexity(gap, eps, 10**6, c=c)
+        assert round(float(value)) == v and int(dd) == d
+    with pytest.raises(ValueError, match="gap"):
+        private_sample_complexity(0.0, eps, 10**6)
