@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from dpolearn.accounting import ApproxDP, PureDP, advanced_composition
+from dpolearn.accounting import ApproxDP, advanced_composition
 from dpolearn.mechanisms import LaplaceMechanism
 from dpolearn.mechanisms.interval_mean import (IntervalLaplaceMean, calibrate_epsilon, cor31_bound,
                                                fixed_schedule, heterogeneous_advanced_composition,

@@ -33,7 +33,8 @@ from .._validation import (as_row_param, check_choice, check_epsilon, check_posi
                            check_probability)
 from ..accounting import ApproxDP, PureDP
 from ..mechanisms.counters import CounterNoise, _is_pow2
-from ..mechanisms.interval_mean import IntervalLaplaceMean, calibrate_epsilon, zeta
+from ..mechanisms.interval_mean import (SCHEDULES, IntervalLaplaceMean, _check_v,
+                                        calibrate_epsilon, zeta)
 from .baselines import SumCountPolicy
 
 __all__ = ["DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]
@@ -262,8 +263,6 @@ class DPUCBInt(SumCountPolicy):
         if np.any(np.asarray(eps) > 1):
             raise ValueError(f"epsilon must be <= 1 (Algorithm 3), got {epsilon!r}")
         self.epsilon = eps
-        from ..mechanisms.interval_mean import SCHEDULES, _check_v
-
         self.v = _check_v(v)
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.index_mode = check_choice("index_mode", index_mode, ("A", "current_n", "frozen"))
