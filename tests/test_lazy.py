@@ -257,27 +257,34 @@ def test_half_noise_ucb_is_caught():
 
 @pytest.mark.parametrize("cls", POLICIES)
 def test_open_batch_rewards_never_influence_decisions(cls):
-    """Two streams that differ only in rewards not yet processed give identical decisions."""
-    T = 200
-    base = (np.random.default_rng(8).random((T, 3)) < 0.5).astype(float)
+    """Flip one reward: decisions stay identical until the batch holding it is processed."""
+    T, K, s = 600, 3, 200
+    base = (np.random.default_rng(8).random((T, K)) < 0.5).astype(float)
 
-    def run(flip_open):
+    def run(flip):
         p = cls(epsilon=0.7)
-        p.reset(1, 3, np.random.default_rng(0))
-        out = []
+        p.reset(1, K, np.random.default_rng(0))
+        arms, processed_at = [], None
         for t in range(1, T + 1):
             arm = p.select(t)
-            out.append(int(arm[0]))
+            arms.append(int(arm[0]))
             x = base[t - 1, arm].copy()
-            if flip_open and t == T - 1:
-                # this reward only enters arm's open batch if it does not close one now
-                n = p.mean_.n_pulls[0, arm[0]] + 1
-                if (n + 1) & n:                      # n + 1 not a power of two: stays open
-                    x = 1.0 - x
+            if flip and t == s:
+                x = 1.0 - x
+            r_before = p.mean_.batch_index[0, arm[0]]
             p.update(t, arm, x)
-        return out
+            if t >= s and processed_at is None and arm[0] == arms[s - 1] \
+                    and p.mean_.batch_index[0, arm[0]] != r_before:
+                processed_at = t                 # the batch holding round s's reward closes
+                released = (p.mean_.mu_tilde[0, arm[0]], p.mean_.batch_size[0, arm[0]])
+        return arms, processed_at, released
 
-    assert run(False)[:T] == run(True)[:T]
+    same, t_proc, (mu, O) = run(False)
+    flipped, t_proc2, (mu2, O2) = run(True)
+    assert t_proc == t_proc2 and t_proc > s + 10      # the reward really waited in an open batch
+    assert same[:t_proc] == flipped[:t_proc]          # decisions up to the processing round
+    # same noise draws (same decisions so far), so the release moves by exactly 1/O
+    assert O == O2 and abs(mu - mu2) == pytest.approx(1.0 / O)
 
 
 # ---- regret sanity (acceptance item of issue 4) -------------------------------------------------
