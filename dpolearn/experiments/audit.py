@@ -250,6 +250,8 @@ def _table_row(task) -> Dict[str, Any]:
     row = {"object": e["name"]}
     if kind in ("mech", "policy"):
         obj = e["obj"]()
+        if kind == "policy":                 # some guarantees depend on K (Private-UCB)
+            obj.reset(1, 2, np.random.default_rng(0))
         g = obj.guarantee
         claim = getattr(obj, "paper_claim", g)
         n = n_slow if e.get("slow") else n_fast
