@@ -478,14 +478,21 @@ def rnm_exact_epsilon(rnm, scores, neighbour) -> float:
     return float(np.max(np.abs(rnm_event_losses(rnm, scores, neighbour))))
 
 
-def laplace_event_loss(c: float, value: float, neighbour: float, scale: float) -> float:
+def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *,
+                       complement: bool = False) -> float:
     r"""Exact privacy loss of the event {Y > c} for Y = value + Lap(scale) against neighbour.
 
-    It equals :math:`|value - neighbour|/scale` once c is beyond both values, and is smaller
-    near them: the tail event is where the bound is attained.
+    With ``value > neighbour`` it equals :math:`(value - neighbour)/scale` once c is at or
+    beyond the larger value, and is smaller below it: the tail event is where the bound is
+    attained. ``complement=True`` gives the loss of {Y <= c} with the roles swapped
+    (log P(Y <= c | neighbour) - log P(Y <= c | value)), the tail event on the other side.
     """
-    lp = stats.laplace.logsf(c, loc=value, scale=scale)
-    lq = stats.laplace.logsf(c, loc=neighbour, scale=scale)
+    if complement:
+        lp = stats.laplace.logcdf(c, loc=neighbour, scale=scale)
+        lq = stats.laplace.logcdf(c, loc=value, scale=scale)
+    else:
+        lp = stats.laplace.logsf(c, loc=value, scale=scale)
+        lq = stats.laplace.logsf(c, loc=neighbour, scale=scale)
     return float(lp - lq)
 
 

@@ -121,6 +121,8 @@ def test_laplace_event_loss_only_reaches_epsilon_in_the_tail():
     losses = [A.laplace_event_loss(c, 1.0, 0.0, 1.0) for c in (-2.0, 0.0, 0.5, 1.0, 3.0)]
     assert np.all(np.diff(losses) >= -1e-12) and losses[0] < 0.2
     assert losses[-1] == pytest.approx(1.0)
+    below = [A.laplace_event_loss(c, 1.0, 0.0, 1.0, complement=True) for c in (-3.0, 0.0, 0.5)]
+    assert below[0] == pytest.approx(1.0) and below[1] == pytest.approx(1.0) and below[2] < 0.9
 
 
 def test_rnm_loss_approaches_two_epsilon_on_rare_events():
