@@ -103,8 +103,7 @@ def test_lai_robbins_and_heuristic_rates_by_hand():
     assert primer.ucb1_heuristic_rate([0.9, 0.6]) == pytest.approx(2 / 0.3, rel=1e-12)
 
 
-def test_ucb1_bound_is_above_measured_ucb1_regret(data):
-    d = data["primer-ucb-ts"]
+def _check_bound_above_ucb1(d):
     ucb = d["UCB1"]
     upper = ucb.mean() + K_SIGMA * ucb.se()
     assert np.all(d["ucb1_bound"] >= upper), "the measured UCB1 regret crosses the UCB1 bound"
@@ -112,8 +111,7 @@ def test_ucb1_bound_is_above_measured_ucb1_regret(data):
     assert d["ucb1_bound"][-1] < 20 * ucb.final_mean
 
 
-def test_regret_grows_logarithmically_and_ts_beats_ucb1(data):
-    d = data["primer-ucb-ts"]
+def _check_log_growth_and_ts_below_ucb1(d):
     ucb, ts = d["UCB1"], d["TS (Beta)"]
     t = ucb.checkpoints
     horizon = t[-1]
@@ -127,6 +125,24 @@ def test_regret_grows_logarithmically_and_ts_beats_ucb1(data):
     # Thompson Sampling below UCB1 at the horizon, by more than K_SIGMA standard errors.
     gap_se = math.hypot(ucb.final_se, ts.final_se)
     assert ts.final_mean + K_SIGMA * gap_se < ucb.final_mean
+
+
+def test_ucb1_bound_is_above_measured_ucb1_regret(data):
+    _check_bound_above_ucb1(data["primer-ucb-ts"])
+
+
+def test_regret_grows_logarithmically_and_ts_beats_ucb1(data):
+    _check_log_growth_and_ts_below_ucb1(data["primer-ucb-ts"])
+
+
+@pytest.mark.slow
+def test_paper_scale_claim_of_issue_2():
+    """UCB1 and Beta-TS on (0.9, 0.6), T = 10^5, 20 runs: logarithmic growth checked against
+    the UCB1 bound, and TS below UCB1 (about 10 s on one core)."""
+    d = dpl.experiments.run("primer-ucb-ts", "paper", seed=0, cache=False, progress=False)
+    assert d["UCB1"].horizon == 100_000 and d["UCB1"].n_runs == 20
+    _check_bound_above_ucb1(d)
+    _check_log_growth_and_ts_below_ucb1(d)
 
 
 def test_ucb_ts_same_seed_same_bits_different_seed_differs(data):
