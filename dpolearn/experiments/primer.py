@@ -44,6 +44,9 @@ def ucb1_bound(means, rounds) -> np.ndarray:
 
     :math:`\sum_{j:\Delta_j>0} 8\ln t/\Delta_j + (1+\pi^2/3)\sum_j\Delta_j`
     (Auer, Cesa-Bianchi and Fischer 2002, Theorem 1), via :meth:`UCB1.regret_bound`.
+
+    >>> ucb1_bound([0.9, 0.6], [100]).round(2)
+    array([124.09])
     """
     means = np.asarray(means, dtype=float)
     gaps = means.max() - means
@@ -55,6 +58,9 @@ def lai_robbins_rate(means) -> float:
 
     No consistent policy has ``regret(T) / ln T`` below it as T grows (Lai and Robbins 1985);
     it is an asymptotic rate, not a bound at any finite T.
+
+    >>> round(lai_robbins_rate([0.9, 0.6]), 4)
+    0.9639
     """
     means = np.asarray(means, dtype=float)
     best = means.max()
@@ -155,6 +161,9 @@ def bin_privacy_loss(law, edges, value=0.0, neighbour_value=1.0) -> np.ndarray:
 
     ``law`` is a frozen scipy distribution of the noise; returns shape ``(len(edges) - 1,)``.
     For pure eps-DP every entry lies in [-eps, eps].
+
+    >>> bin_privacy_loss(stats.laplace(scale=1.0), [-2.0, -1.0, 2.0, 3.0]).round(6).tolist()
+    [1.0, 0.0, -1.0]
     """
     edges = np.asarray(edges, dtype=float)
     p = np.diff(law.cdf(edges - value))
