@@ -90,8 +90,8 @@ DP_UCB_INT_DELTA = math.exp(-10)
 DP_TS_UCB_ALPHA = 1.0
 
 #: per scale: horizon T and runs per (algorithm, instance, epsilon) cell
-SIZES = {"quick": {"horizon": 2_000, "n_runs": 4, "fullinfo_horizon": 2 ** 12, "fullinfo_runs": 20},
-         "paper": {"horizon": 20_000, "n_runs": 20, "fullinfo_horizon": 2 ** 17,
+SIZES = {"quick": {"horizon": 1_000, "n_runs": 4, "fullinfo_horizon": 2 ** 12, "fullinfo_runs": 20},
+         "paper": {"horizon": 50_000, "n_runs": 20, "fullinfo_horizon": 2 ** 17,
                    "fullinfo_runs": 100}}
 
 
@@ -355,6 +355,22 @@ def _bandit_summary(data):
 
 # ------------------------------------------------------------------ figures
 _NONPRIVATE_STYLE = {"UCB1": ":", "KL-UCB": "--", "TS (Beta)": "-.", "TS (Gaussian)": (0, (1, 3))}
+_MARKERS = "osD^vP*Xhp<>d8H"
+
+
+def _marker(label: str) -> str:
+    """A marker per algorithm, so that lines of similar colour stay distinguishable."""
+    names = list(BANDIT_ALGORITHMS)
+    return _MARKERS[names.index(label) % len(_MARKERS)] if label in names else "o"
+
+
+def _log_ticks(ax, values):
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    ax.set_xticks(values)
+    ax.set_xticklabels([f"{v:g}" for v in values])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _regret_vs_eps(ax, data, instance, labels=None, legend=False):
@@ -379,14 +395,13 @@ def _regret_vs_eps(ax, data, instance, labels=None, legend=False):
         x = np.array([c["epsilon"] for c in cells])
         m = np.array([c["result"].final_mean for c in cells])
         se = np.array([c["result"].final_se for c in cells])
-        ax.errorbar(x, m, yerr=1.96 * se, marker="o", ms=4, capsize=2, lw=1.6, color=col,
+        ax.errorbar(x, m, yerr=1.96 * se, marker=_marker(label), ms=4, capsize=2, lw=1.6, color=col,
                     ls="--" if kind != "pure" else "-",
                     label=label + (" (μ(ε)-GDP)" if kind == "gdp" else
                                    " ((ε, e⁻¹⁰)-DP)" if kind == "approx" else ""))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xticks(eps)
-    ax.set_xticklabels([f"{e:g}" for e in eps])
+    _log_ticks(ax, eps)
     ax.set_xlabel("privacy parameter ε (GDP placed at the matching ε)")
     ax.set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
     if legend:
@@ -431,18 +446,20 @@ def _gap_plot(data):
             m = np.array([cells[n]["result"].final_mean for n in data["instances"]])
             se = np.array([cells[n]["result"].final_se for n in data["instances"]])
             kind = BANDIT_ALGORITHMS[label]
-            ax.errorbar(gaps, m, yerr=1.96 * se, marker="o", ms=3.5, capsize=2, lw=1.4,
+            ax.errorbar(gaps, m, yerr=1.96 * se, marker=_marker(label), ms=3.5, capsize=2, lw=1.4,
                         color=color_of(label), label=label,
                         ls=_NONPRIVATE_STYLE.get(label, "--" if kind in ("gdp", "approx") else "-"))
         T = data["horizon"]
-        ax.plot(gaps, T * gaps / 2, color="k", lw=1, ls=(0, (5, 5)), label="uniform play, TΔ/2")
+        ax.plot(gaps, T * gaps / 2, color="k", lw=1, ls=(0, (5, 5)), label="TΔ/2 (uniform, expected)")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _log_ticks(ax, gaps)
         ax.set_xlabel("gap Δ between the two arms")
         ax.text(0.03, 0.97, f"ε = {e:g} (DP-TS-UCB: α = 1)", transform=ax.transAxes,
                 va="top", fontsize=9)
     axes[0, 0].set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
-    axes[0, 1].legend(fontsize=7, ncol=2, loc="lower right")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=7.5)
     return fig
 
 
@@ -546,8 +563,7 @@ def _fullinfo_plot(data):
                         lw=1.5, label=label)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xticks(eps)
-        ax.set_xticklabels([f"{e:g}" for e in eps])
+        _log_ticks(ax, eps)
         ax.set_xlabel("privacy parameter ε (honest guarantee)")
         ax.text(0.97, 0.97, inst, transform=ax.transAxes, ha="right", va="top", fontsize=8.5)
     axes[0, 0].set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
