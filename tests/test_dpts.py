@@ -407,3 +407,73 @@ def test_same_seed_same_result_and_sweep_split():
     parts = a.split(2)
     assert [p.n_runs for p in parts] == [3, 3]
     np.testing.assert_array_equal(parts[1].regret, a.regret[3:])
+
+
+# --------------------------------------------------------------------------- experiments
+def _tiny_grid(monkeypatch, jobs=1):
+    from dpolearn.experiments import hu2022
+    monkeypatch.setitem(hu2022._SIZES, "quick", (300, 2))
+    return hu2022._grid("quick", seed=0, jobs=jobs, progress=False)
+
+
+def test_hu2022_grid_structure_tables_and_figures(monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from dpolearn.experiments import hu2022
+
+    grid = _tiny_grid(monkeypatch)
+    assert set(grid["epsilons"]) == {500.0, 1.0, 0.5, 0.25, 0.1}
+    for name in hu2022.PRIVATE:
+        for e in grid["epsilons"]:
+            res = grid["results"][(name, e)]
+            assert res.n_runs == 2 and res.horizon == 300 and res.params["epsilon"] == e
+            assert res.label == name
+    assert grid["results"][("TS (Beta)", None)].n_runs == 2
+    rows = hu2022.table(grid)
+    assert len(rows) == 5 * len(hu2022.PRIVATE) + 1
+    summary = hu2022._summary(grid)
+    assert {r["algorithm"] for r in summary} == set(hu2022.PRIVATE) | {"TS (Beta)"}
+    assert all(r["epsilon"] == "" for r in summary if r["algorithm"] == "TS (Beta)")
+    fig = hu2022._plot_table(grid)
+    plt.close(fig)
+    for number, e in hu2022.FIGURES.items():
+        data = {"figure": number, "epsilon": e, "horizon": 300, "n_runs": 2, "means": hu2022.MEANS,
+                "algorithms": hu2022.PRIVATE if number == 1 else hu2022.PRIVATE[1:],
+                "results": {n: grid["results"][(n, e)] for n in hu2022.PRIVATE},
+                "reference": grid["results"][("TS (Beta)", None)]}
+        plt.close(hu2022._plot_figure(data))
+        assert len(hu2022._fig_summary(data)) == len(data["algorithms"])
+    ids = dpl.experiments.ids()
+    assert {"hu2022-table"} | {f"hu2022-fig{n}" for n in range(1, 6)} <= set(ids)
+
+
+def test_hu2022_results_do_not_depend_on_jobs(monkeypatch):
+    a = _tiny_grid(monkeypatch, jobs=1)
+    b = _tiny_grid(monkeypatch, jobs=2)
+    for key, res in a["results"].items():
+        np.testing.assert_array_equal(res.regret, b["results"][key].regret)
+
+
+def test_hu2022_claims_logic():
+    from dpolearn.experiments import hu2022
+    from dpolearn.simulate import Result
+
+    def fake(final, spread):
+        reg = np.array([[final - spread], [final + spread]], dtype=float)     # mean final, se spread
+        return Result(reg, np.array([10]), np.zeros((2, 2)), "x", 10, 2, 0)
+
+    finals = {"DP-TS": 10.0, "Lazy-DP-TS": 20.0, "Anytime-Lazy-UCB": 100.0, "DP-SE": 21.0,
+              "DP-SE (sum)": 5.0}
+    data = {"epsilons": (500.0, 1.0), "results": {}}
+    for e in data["epsilons"]:
+        for name, f in finals.items():
+            data["results"][(name, e)] = fake(f if e > 1 else f * (50 if name == "DP-TS" else 1), 1.0)
+    out = hu2022.claims(data)
+    big, small = out
+    assert big["(i) DP-TS < Lazy-DP-TS"] is True
+    assert big["Lazy-DP-TS < Anytime-Lazy-UCB"] is True
+    assert big["Lazy-DP-TS < DP-SE"] is None                 # 20 vs 21, se = 1 each: unresolved
+    assert big["Lazy-DP-TS < DP-SE (sum)"] is False          # reversed
+    assert "(iii) DP-SE < DP-TS" not in big and "(i) DP-TS < Lazy-DP-TS" not in small
+    assert small["(iii) Lazy-DP-TS < DP-TS"] is True and small["(iii) DP-SE < DP-TS"] is True
