@@ -66,6 +66,12 @@ def test_lower_bound_validation(kwargs, exc):
         A.epsilon_lower_bound(1, 10, 1, 10, **kwargs)
     with pytest.raises(ValueError, match="n1"):
         A.epsilon_lower_bound(0, 0, 1, 10)
+    with pytest.raises(TypeError, match="sampler"):
+        A.audit(None, (1.0, 0.0), [A.output_above(1.0)])
+    with pytest.raises(ValueError, match="n_trials"):
+        A.audit(_laplace_sampler(1.0), (1.0, 0.0), [A.output_above(1.0)], n_trials=0)
+    with pytest.raises(ValueError, match="at least one"):
+        A.audit(_laplace_sampler(1.0), (1.0, 0.0), [])
 
 
 # ---------------------------------------------------------------------------- validity
@@ -500,3 +506,17 @@ def test_audit_table_covers_every_private_object():
     # CounterNoise is the closed-form noise of the counters inside the DP-UCB policies
     missing = private - covered - baselines - {"CounterNoise"}
     assert not missing, missing
+
+
+def test_audit_trials_experiment_does_not_depend_on_jobs():
+    from dpolearn.experiments import audit as E
+
+    small = {"quick": (np.array([300, 1000]), 2)}
+    old = E._TRIALS
+    E._TRIALS = small
+    try:
+        a = E._trials_compute("quick", 0, 1, False)
+        b = E._trials_compute("quick", 0, 2, False)
+    finally:
+        E._TRIALS = old
+    assert np.array_equal(a["lower"], b["lower"]) and a["lower"].shape == (3, 2, 2)
