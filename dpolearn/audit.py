@@ -54,7 +54,7 @@ from .policy import Policy
 __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson", "ReplayBandit",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
            "output_above", "selected", "audit", "audit_policy", "adversarial_pairs",
-           "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf", "laplace_event_loss", "laplace_composed",
+           "exact_epsilon", "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf", "laplace_event_loss", "laplace_composed",
            "gaussian_composed", "hybrid_counter_exact_epsilon", "whitebox_gdp",
            "whitebox_interval_mean"]
 
@@ -497,6 +497,34 @@ def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *
         lp = stats.laplace.logsf(c, loc=value, scale=scale)
         lq = stats.laplace.logsf(c, loc=neighbour, scale=scale)
     return float(lp - lq)
+
+
+def exact_epsilon(mechanism, data, neighbour) -> float:
+    r"""Exact epsilon of one neighbouring pair, where the output law is computable.
+
+    * :class:`~dpolearn.mechanisms.LaplaceMechanism` on values ``data`` and ``neighbour``:
+      the density ratio is largest in the tails, :math:`|v - v'|/b`.
+    * :class:`~dpolearn.mechanisms.ReportNoisyMax` (any noise family) or
+      :class:`~dpolearn.mechanisms.ExponentialMechanism` on score vectors with K = 2 or 3:
+      :func:`rnm_exact_epsilon` (quadrature or closed form).
+
+    Use it instead of sampling wherever it applies; the auditor's sampled bound on the same
+    pair can only be smaller (up to its confidence level).
+    """
+    from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
+
+    if isinstance(mechanism, LaplaceMechanism):
+        diff = np.max(np.abs(np.asarray(data, dtype=float) - np.asarray(neighbour, dtype=float)))
+        return float(diff / np.max(mechanism.scale))
+    if isinstance(mechanism, ExponentialMechanism):
+        mechanism = mechanism._rnm
+    if isinstance(mechanism, ReportNoisyMax):
+        k = np.asarray(data).size
+        if k not in (2, 3):
+            raise ValueError(f"exact report-noisy-max needs K = 2 or 3 scores, got K = {k}")
+        return rnm_exact_epsilon(mechanism, data, neighbour)
+    raise TypeError(f"mechanism must be a LaplaceMechanism, ReportNoisyMax or "
+                    f"ExponentialMechanism, got {mechanism!r}")
 
 
 def laplace_composed(sensitivities, scales) -> PureDP:
