@@ -122,6 +122,66 @@ def test_every_notebook_chapter_was_executed(quick_book):
     assert docs <= executed, f"not executed by the build: {sorted(docs - executed)}"
 
 
+# ------------------------------------------------------------------ widgets without a kernel
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+IMAGE_MIMES = ("image/png", "image/svg+xml", "image/jpeg")
+LIVE_KERNEL = re.compile(r"live\s+(python\s+)?kernel", re.IGNORECASE)
+
+
+def _has(cell, mimes) -> bool:
+    return cell.cell_type == "code" and any(
+        m in out.get("data", {}) for out in cell.get("outputs", []) for m in mimes)
+
+
+def widget_problems(nb) -> list[str]:
+    """Issue 9, item 3, for one executed notebook.
+
+    Every cell that displays a widget must leave a static figure at the widget's default
+    setting, in the same cell or in the code cell just before it; and the text around it (the
+    five cells before, the two after, figure captions included) must tell the reader that
+    moving the widget needs a live kernel.
+    """
+    problems = []
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if not _has(cell, (WIDGET_MIME,)):
+            continue
+        previous = next((c for c in reversed(cells[:i]) if c.cell_type == "code"), None)
+        if not (_has(cell, IMAGE_MIMES) or (previous is not None and _has(previous, IMAGE_MIMES))):
+            problems.append(f"cell {i}: widget without a static figure (same or previous cell)")
+        window = cells[max(0, i - 5): i + 3]
+        text = " ".join(c.source for c in window if c.cell_type == "markdown")
+        text += " ".join(str(c.metadata.get("mystnb", {}).get("figure", {}).get("caption", ""))
+                         for c in window)
+        if not LIVE_KERNEL.search(text):
+            problems.append(f"cell {i}: no sentence saying the widget needs a live kernel")
+    return problems
+
+
+def test_every_widget_leaves_a_static_figure_and_says_it_needs_a_kernel(quick_book):
+    problems = {doc: p for doc, nb in _executed_notebooks(quick_book.executed).items()
+                if (p := widget_problems(nb))}
+    assert not problems, problems
+
+
+def test_widget_rule_catches_a_bare_widget():
+    """The rule above fails on a widget with neither a figure nor the live-kernel sentence."""
+    v4 = nbformat.v4
+    widget_out = v4.new_output("execute_result", data={WIDGET_MIME: {"model_id": "x"},
+                                                        "text/plain": "interactive(...)"})
+    figure_out = v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=",
+                                                     "text/plain": "<Figure>"})
+    bare = v4.new_notebook(cells=[v4.new_markdown_cell("A slider."),
+                                  v4.new_code_cell("w", outputs=[widget_out])])
+    assert len(widget_problems(bare)) == 2
+    good = v4.new_notebook(cells=[
+        v4.new_markdown_cell("Moving the slider needs a live kernel (Binder, Colab)."),
+        v4.new_code_cell("fig", outputs=[figure_out]),
+        v4.new_code_cell("w", outputs=[widget_out])])
+    assert widget_problems(good) == []
+
+
 # ------------------------------------------------------------------ images and links
 
 def _local_target(page: Path, ref: str, html: Path) -> Path | None:
@@ -195,6 +255,9 @@ def test_launch_buttons_point_at_existing_notebooks(quick_book):
         assert colab in links, f"{doc}: no Colab link {colab}"
         assert (ROOT / nb_path).exists(), f"Colab/Binder open {nb_path}, which does not exist"
         assert soup.find(attrs={"onclick": re.compile("initThebeSBT")}), f"{doc}: no live code"
+        thebe = soup.find("script", type="text/x-thebe-config")
+        assert thebe is not None and f'repo: "{org_repo}"' in thebe.string \
+            and f'ref: "{branch}"' in thebe.string, f"{doc}: live code not bound to {url}"
         assert f"{url}" in links or f"{url}/" in links, f"{doc}: no repository button"
 
 

@@ -74,7 +74,7 @@ def find_chromium() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     try:
         from playwright.sync_api import sync_playwright
@@ -285,7 +285,7 @@ def _format(reports: list[PageReport]) -> str:
 
 # ------------------------------------------------------------------ tests
 
-def test_every_page_in_a_real_browser(quick_book, browser):
+def test_every_page_in_a_real_browser(browser, quick_book):
     pages = [f"{doc}.html" for doc in toc_files()]
     site, stop = serve(quick_book.html)
     start = time.perf_counter()
@@ -303,7 +303,7 @@ def test_every_page_in_a_real_browser(quick_book, browser):
     assert not bad, "problems a reader would see:\n" + bad
 
 
-def test_checker_fails_on_the_broken_fixture(broken_book, browser):
+def test_checker_fails_on_the_broken_fixture(browser, broken_book):
     site, stop = serve(broken_book)
     try:
         # good.html first: a reader's first visit (empty localStorage) must be clean too.
