@@ -273,8 +273,10 @@ def _fig5_plot(data, extra=None):
         if extra is not None:                            # (eps, 0)-DP baselines: dashed
             regret(extra, ax=ax, legend=False, ls="--",
                    labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra])
+        top = max(float(line.get_ydata().max()) for line in ax.get_lines())
+        ax.set_ylim(0, 1.55 * top)                       # head-room so the legend hides no curve
         ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
-                  fontsize=8, loc="best")
+                  fontsize=8, loc="upper left", ncol=2 if extra is not None else 1)
     return fig
 
 
