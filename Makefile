@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: book test venv quick-book figures bench clean
+.PHONY: book test venv quick-book figures bench clean notebooks
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ book: $(STAMP)
 quick-book: $(STAMP)
 	DPOLEARN_SCALE=quick DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going \
 		--path-output _build/quick
+
+## Regenerate book/*.ipynb, the committed Colab/Binder twins of the chapters in _toc.yml
+## (commit them with `git add -f book/*.ipynb`; tests/test_notebooks.py checks they are in sync).
+notebooks: $(STAMP)
+	$(BIN)/python tools/sync_notebooks.py
 
 ## Run every test (unit, statistical, privacy, and the quick-scale book build).
 test: $(STAMP)
