@@ -7,7 +7,8 @@ dpolearn is for simulation and teaching. Its samplers are numpy's floating-point
 are not hardened against floating-point attacks on the Laplace mechanism (Mironov 2012);
 do not use it to protect real data.
 """
-from . import accounting, bandits, envs, experiments, fullinfo, lower_bounds, mechanisms, plotting
+from . import (accounting, audit, bandits, envs, experiments, fullinfo, lower_bounds, mechanisms,
+               plotting)
 from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
 from .bandits import KLUCB, UCB1, BetaTS, GaussianTS, UniformPlay
 from .envs import BernoulliBandit, BernoulliExperts, FixedSequence, GaussianBandit
@@ -18,7 +19,7 @@ from .simulate import Result, make_checkpoints, simulate
 __version__ = "0.1.0"
 
 __all__ = [
-    "accounting", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",
+    "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",
     "plotting",
     "PureDP", "ApproxDP", "GaussianDP", "NotPrivate",
     "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",
