@@ -486,3 +486,13 @@ def test_experiment_tasks_split_and_do_not_depend_on_jobs():
     assert [r.params["alpha"] for r in one[0]] == list(ALPHAS)
     assert one[0][-1].guarantee == GaussianDP(mu=dp_ts_ucb_gdp(300, 1.0))
     assert one[1][1].guarantee == GaussianDP(mu=mts_gaussian_gdp(300, 1, 2.0))
+
+
+def test_ceil_budget_guarantee_and_tight_gdp():
+    T = 10**6
+    lnT = math.log(T)
+    p = DPTSUCB(alpha=1.0, horizon=T, budget="ceil")
+    assert p.budget_draws == 58
+    assert p.guarantee.mu == pytest.approx(math.sqrt(2 * 58 / lnT))       # what is drawn
+    assert DPTSUCB(alpha=1.0, horizon=T).tight_gdp() == pytest.approx(math.sqrt(57 / lnT))
+    assert DPTSUCB(alpha=0.0, horizon=T).tight_gdp() == pytest.approx(math.sqrt(212220))
