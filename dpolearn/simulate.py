@@ -206,7 +206,13 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     ck = make_checkpoints(horizon, checkpoints)
     show = _progress_default(horizon, n_runs) if progress is None else bool(progress)
 
-    seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        # spawn() advances the caller's SeedSequence; work on a copy so the same seed object
+        # always gives the same results
+        seq = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key,
+                                     pool_size=seed.pool_size)
+    else:
+        seq = np.random.SeedSequence(seed)
     env_seq, policy_seq = seq.spawn(2)
     env_rng = np.random.default_rng(env_seq)
     policy_rng = np.random.default_rng(policy_seq)

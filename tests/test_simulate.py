@@ -124,3 +124,11 @@ def test_split_slices_per_run_parameters_and_guarantees():
     assert low.guarantee == dpl.PureDP(0.5) and high.guarantee == dpl.PureDP(1.0)
     rows = dpl.experiments.regret_rows("x", "p", [low, high])
     assert [r["epsilon"] for r in rows] == [0.5, 1.0]
+
+
+def test_a_seed_sequence_object_can_be_reused():
+    seed = np.random.SeedSequence(42)
+    env = dpl.BernoulliBandit([0.6, 0.5])
+    a = dpl.simulate(dpl.BetaTS(), env, 300, 4, seed=seed)
+    b = dpl.simulate(dpl.BetaTS(), env, 300, 4, seed=seed)
+    assert np.array_equal(a.regret, b.regret)
