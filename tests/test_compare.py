@@ -310,3 +310,15 @@ def test_ids_registered_for_the_chapter():
     for id_ in ("compare-bandits", "compare-gap", "compare-fullinfo"):
         assert id_ in dpl.experiments.ids()
         assert dpl.experiments.get(id_).chapter == "comparison"
+
+
+def test_chapter_draws_its_tables_from_the_registered_experiments():
+    """The chapter's numbers come from the registered experiments (same simulation code), and
+    its leaderboard is drawn for every leaderboard instance."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "book" / "comparison.md").read_text()
+    for id_ in ("compare-bandits", "compare-gap", "compare-fullinfo"):
+        assert f'dpl.experiments.run("{id_}")' in text
+    assert 'for inst in data["leaderboard_instances"]' in text
+    assert "cmp.leaderboard_markdown(data, inst)" in text
