@@ -80,8 +80,14 @@ def _run_build() -> BookBuild:
     for old in (HTML / "reports").glob("*.err.log") if (HTML / "reports").exists() else []:
         old.unlink()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT)
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
+            else (exc.stdout or "")
+        return BookBuild(ok=False, html=HTML, executed=EXECUTED, seconds=BUILD_TIMEOUT, log=out,
+                         problems=[f"the book build did not finish in {BUILD_TIMEOUT} s"])
     seconds = time.perf_counter() - start
     log = proc.stdout + "\n" + proc.stderr
     problems = []
@@ -116,6 +122,7 @@ def _build_once() -> BookBuild:
                                      seconds=stamp["seconds"], log=stamp.get("log", ""),
                                      reused=True, problems=stamp.get("problems", []))
             build = _run_build()
+            QUICK.mkdir(parents=True, exist_ok=True)
             STAMP.write_text(json.dumps({"run": _RUN_ID, "ok": build.ok, "seconds": build.seconds,
                                          "problems": build.problems,
                                          "log": "\n".join(build.log.splitlines()[-200:])}))

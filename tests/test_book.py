@@ -53,9 +53,10 @@ def test_jupyter_book_is_pinned_below_2():
 
 
 def test_build_passes_with_warnings_as_errors(quick_book):
+    print(f"quick book build: {quick_book.seconds:.0f} s (reused: {quick_book.reused})")
     assert (quick_book.html / "index.html").exists()
-    assert not list((quick_book.html / "reports").glob("*.err.log")) \
-        if (quick_book.html / "reports").exists() else True
+    reports = quick_book.html / "reports"
+    assert not (reports.exists() and list(reports.glob("*.err.log")))
 
 
 def test_every_toc_chapter_has_a_page(quick_book):
@@ -184,7 +185,7 @@ def test_widget_rule_catches_a_bare_widget():
 
 # ------------------------------------------------------------------ images and links
 
-def _local_target(page: Path, ref: str, html: Path) -> Path | None:
+def _local_target(page: Path, ref: str) -> Path | None:
     parts = urlsplit(ref)
     if parts.scheme or parts.netloc or ref.startswith("data:"):
         return None
@@ -201,7 +202,7 @@ def test_every_image_is_local_and_exists(quick_book):
             if urlsplit(src).scheme:
                 problems.append(f"{doc}: remote image {src} (the book must work offline)")
                 continue
-            target = _local_target(page, src, quick_book.html)
+            target = _local_target(page, src)
             if target is None or not target.exists():
                 problems.append(f"{doc}: missing image {src}")
     assert not problems, problems
@@ -217,7 +218,7 @@ def test_internal_links_and_anchors_resolve(quick_book):
             href = a.get("href", "")
             if not href or urlsplit(href).scheme:
                 continue
-            target = _local_target(page, href, html)
+            target = _local_target(page, href)
             if not target.exists():
                 problems.append(f"{doc}: link to missing file {href}")
                 continue
@@ -271,7 +272,7 @@ def test_notebook_downloads_start_with_the_install_cell(quick_book):
         hrefs = [a["href"] for a in soup.find_all("a", href=True) if a["href"].endswith(".ipynb")
                  and not urlsplit(a["href"]).scheme]
         assert hrefs, f"{doc}: no .ipynb download button"
-        target = _local_target(quick_book.html / f"{doc}.html", hrefs[0], quick_book.html)
+        target = _local_target(quick_book.html / f"{doc}.html", hrefs[0])
         nb = nbformat.read(target, as_version=4)
         first = nb.cells[0]
         assert first.cell_type == "code" and dpolearn_book.INSTALL_TAG in first.metadata["tags"]
@@ -309,8 +310,8 @@ def test_static_checks_catch_the_broken_fixture(broken_book):
     assert _error_outputs_in_html(broken), "ZeroDivisionError output not detected"
     assert not _error_outputs_in_html(good), "raises-exception cell wrongly reported"
     missing = [img["src"] for img in _soup(broken).find_all("img")
-               if not _local_target(broken, img["src"], broken_book).exists()]
+               if not _local_target(broken, img["src"]).exists()]
     assert missing == ["_static/no-such-image.png"]
-    assert all(_local_target(good, img["src"], broken_book).exists()
+    assert all(_local_target(good, img["src"]).exists()
                for img in _soup(good).find_all("img") if not img["src"].startswith("data:"))
     assert "??" in _soup(broken).select_one("article").get_text()
