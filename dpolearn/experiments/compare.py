@@ -330,8 +330,12 @@ def winners(data, instances=None, labels=None) -> List[dict]:
                     and c["algorithm"] in labels]
             cand.sort(key=lambda c: c["result"].final_mean)
             best, second = cand[0]["result"], cand[1]["result"]
-            z = (second.final_mean - best.final_mean) / max(
-                math.hypot(best.final_se, second.final_se), 1e-12)
+            diff = second.final_mean - best.final_mean
+            se = math.hypot(best.final_se, second.final_se)
+            if se > 0:
+                z = diff / se
+            else:                                   # both deterministic: equal means are a tie
+                z = math.inf if diff > 1e-9 * max(abs(best.final_mean), 1.0) else 0.0
             out.append({"instance": inst, "epsilon": e, "best": best.label,
                         "best_mean": best.final_mean, "second": second.label,
                         "second_mean": second.final_mean, "z": z, "clear": z > 2})
