@@ -220,3 +220,14 @@ def test_half_noise_variant_is_caught():
     good = _p_first_episode_arm0(AdaPUCB(epsilon=eps), 1.0, n, 1) / \
         _p_first_episode_arm0(AdaPUCB(epsilon=eps), 0.0, n, 2)
     assert good == pytest.approx(0.5 / (0.75 * np.exp(-1)), rel=0.03)
+
+
+@pytest.mark.parametrize("cls", POLICIES)
+def test_single_run_slices_behave_like_the_batch(cls):
+    T, n = 20_000, 150
+    env = BernoulliBandit((0.7, 0.5, 0.45))
+    batch = simulate(cls(epsilon=1.0), env, T, n, seed=1, progress=False)
+    single = np.array([simulate(cls(epsilon=1.0), env, T, 1, seed=100 + i,
+                                progress=False).final_mean for i in range(n)])
+    se = np.hypot(batch.final_se, single.std(ddof=1) / np.sqrt(n))
+    assert abs(batch.final_mean - single.mean()) < 4 * se

@@ -206,3 +206,16 @@ def test_each_reward_enters_one_epoch_sum_only():
         if t < 2 * R1:
             assert p._sums.sum() == total
     assert p._sums.sum() == 0.0
+
+
+def test_single_run_slices_behave_like_the_batch():
+    """n_runs = 1 simulations have the distribution of the rows of one batch."""
+    T, n = 20_000, 150
+    env = BernoulliBandit((0.8, 0.6, 0.55))
+    batch = simulate(DPSE(epsilon=[0.5, 2.0] * (n // 2), horizon=T, beta=0.1), env, T, n,
+                     seed=1, progress=False)
+    single = np.array([simulate(DPSE(epsilon=e, horizon=T, beta=0.1), env, T, 1, seed=100 + i,
+                                progress=False).final_mean
+                       for i, e in enumerate([0.5, 2.0] * (n // 2))])
+    se = np.hypot(batch.final_se, single.std(ddof=1) / np.sqrt(n))
+    assert abs(batch.final_mean - single.mean()) < 4 * se
