@@ -322,3 +322,17 @@ def test_chapter_draws_its_tables_from_the_registered_experiments():
         assert f'dpl.experiments.run("{id_}")' in text
     assert 'for inst in data["leaderboard_instances"]' in text
     assert "cmp.leaderboard_markdown(data, inst)" in text
+
+
+def test_winners_deterministic_cells():
+    """Two cells with standard error 0: equal means are a tie, different means a clear lead."""
+    def res(mean, label):
+        return dpl.Result(np.full((3, 1), float(mean)), np.array([10]), np.zeros((3, 2)), label,
+                          10, 3, 0)
+
+    for other, clear in ((4590.0, False), (4600.0, True)):
+        data = {"epsilons": (1.0,), "algorithms": ["A", "B"], "leaderboard_instances": ("i",),
+                "cells": [{"algorithm": "A", "instance": "i", "epsilon": 1.0, "result": res(4590, "A")},
+                          {"algorithm": "B", "instance": "i", "epsilon": 1.0, "result": res(other, "B")}]}
+        w = cmp.winners(data, labels=["A", "B"])[0]
+        assert w["clear"] is clear
