@@ -2,6 +2,8 @@
 uniform play."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_choice, check_positive
@@ -54,8 +56,17 @@ class UCB1(SumCountPolicy):
     def select(self, t):
         if t <= self.n_arms:                                  # initialisation: arm t in round t
             return np.full(self.n_runs, t - 1)
-        index = self.sums_ / self.counts_ + np.sqrt(2.0 * np.log(t) / self.counts_)
-        return np.argmax(index, axis=1)
+        # index_j = S_j / n_j + sqrt(2 ln t / n_j), in preallocated buffers (it runs every round)
+        width = np.divide(2.0 * math.log(t), self.counts_, out=self._width)
+        np.sqrt(width, out=width)
+        index = np.divide(self.sums_, self.counts_, out=self._index)
+        index += width
+        return index.argmax(axis=1)
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        self._width = np.empty((n_runs, n_arms))
+        self._index = np.empty((n_runs, n_arms))
 
     @staticmethod
     def regret_bound(gaps, horizon) -> float:
