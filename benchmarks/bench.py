@@ -6,8 +6,8 @@ For UCB1, Lazy-DP-TS and DP-UCB on K = 5 arms (means 0.75, 0.625, 0.5, 0.375, 0.
 epsilon = 1) it times one batched `dpolearn.simulate` call for each number of runs, and the
 per-run reference loop of `reference.py` on `--ref-runs` runs. A per-run loop costs the same for
 every run, so its time for R runs is R times its measured time per run; the script prints both
-the measured and the scaled figures and the speed-up ratio. It also checks that both sides have
-both final regrets (a sanity check that the same algorithm is timed; the reference mean
+the measured and the scaled figures and the speed-up ratio. It also prints both sides'
+final regrets (a sanity check that the same algorithm is timed; the reference mean
 rests on only `--ref-runs` runs, so expect a wide sampling error).
 """
 from __future__ import annotations
