@@ -7,6 +7,8 @@ Laplace draw each, observations forgotten after use) and the decision rule only 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import as_row_param, check_choice, check_epsilon
@@ -16,7 +18,7 @@ from ..policy import Policy
 
 __all__ = ["AnytimeLazyUCB", "LazyDPTS", "private_sample_complexity"]
 
-_LOGS = {"ln": np.log, "log2": np.log2}
+_LOGS = {"ln": math.log, "log2": math.log2}      # of the round t, a Python int
 
 
 class _LazyPolicy(Policy):
@@ -168,7 +170,8 @@ class LazyDPTS(_LazyPolicy):
         """The Beta parameters (alpha, beta) of every arm in round ``t``; both >= 1."""
         mu_bar = self.shifted_mean(t)
         O = self.mean_.batch_size
-        return mu_bar * O + 1.0, (1.0 - mu_bar) * O + 1.0
+        successes = mu_bar * O                              # mu_bar O and (1 - mu_bar) O
+        return successes + 1.0, (O - successes) + 1.0
 
     def select(self, t):
         if t <= self.n_arms:                                # initialisation: arm t in round t
