@@ -20,7 +20,6 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from queue import Empty
 
 import nbformat
 import pytest
@@ -37,32 +36,9 @@ CELL_TIMEOUT = 300        # seconds per cell; quick-scale chapters take at most 
 CHAPTERS = notebook_chapters()
 
 
-class SteppedClient(NotebookClient):
-    """NotebookClient that waits for each execute reply in 1-second steps.
-
-    With ipywidgets in a cell, nbclient sometimes sits in ``shell_channel.get_msg(timeout=T)``
-    for the whole cell timeout although the reply has arrived (jupyter/nbclient#312; we saw
-    a widget cell of a 10-second chapter take exactly 300 s, then succeed). Polling in short
-    steps up to the same deadline sees the waiting reply at the next step.
-    """
-
-    async def async_start_new_kernel_client(self):
-        kc = await super().async_start_new_kernel_client()
-        channel = kc.shell_channel
-        get_msg = channel.get_msg
-
-        async def stepped_get_msg(timeout=None, **kwargs):
-            deadline = None if timeout is None else time.monotonic() + timeout
-            while True:
-                step = 1.0 if deadline is None else min(1.0, max(0.0, deadline - time.monotonic()))
-                try:
-                    return await get_msg(timeout=step, **kwargs)
-                except Empty:
-                    if deadline is not None and time.monotonic() >= deadline:
-                        raise
-
-        channel.get_msg = stepped_get_msg
-        return kc
+# Widget cells sometimes stall nbclient for a whole cell timeout (jupyter/nbclient#312); the
+# book build uses the same work-around (book/_ext/dpolearn_book.py).
+dpolearn_book.patch_nbclient_reply_polling()
 
 
 def test_paired_notebooks_are_in_sync():
@@ -125,7 +101,7 @@ def test_chapter_notebook_runs_in_a_fresh_kernel(md, monkeypatch):
     monkeypatch.setenv("DPOLEARN_SCALE", "quick")
     monkeypatch.setenv("DPOLEARN_PROGRESS", "0")
     nb = nbformat.reads(dpolearn_book.paired_notebook(md), as_version=4)
-    client = SteppedClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT / "book")}})
     start = time.perf_counter()
     client.execute()          # raises CellExecutionError with the traceback on any error

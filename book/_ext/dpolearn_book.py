@@ -1,6 +1,7 @@
 """Sphinx extension for the dpolearn book: offline assets and runnable notebooks for readers.
 
-Loaded by ``_config.yml`` (``sphinx.local_extensions``). It does three things.
+Loaded by ``_config.yml`` (``sphinx.local_extensions``). It does three things (and works around
+an nbclient hang with widget cells, see :func:`patch_nbclient_reply_polling`).
 
 1. **Offline assets.** MathJax 3, require.js and the ipywidgets HTML manager are served from the
    copies committed under ``book/_vendor/`` (see ``tools/vendor_assets.py``) instead of CDNs,
@@ -133,6 +134,52 @@ def paired_notebook(md_path: Path, repository_url: Optional[str] = None,
     return nbformat.writes(nb, version=4) + "\n"
 
 
+# --------------------------------------------------------------------------- execution
+
+def patch_nbclient_reply_polling(step: float = 1.0) -> None:
+    """Make nbclient wait for each execute reply in ``step``-second polls (idempotent).
+
+    With ipywidgets in a cell, nbclient sometimes sits in ``shell_channel.get_msg(timeout=T)``
+    for the whole cell timeout although the reply has already arrived (jupyter/nbclient#312).
+    We saw it in this book: gdp.md, a 10-second chapter, executed in 608 s under
+    ``execute.timeout: 600``, and widget chapters in the notebook tests took exactly their 300 s
+    cell timeout, then succeeded. Polling in short steps up to the same deadline picks the
+    waiting reply up at the next step; the timeout semantics are unchanged. Applied to the
+    book build (myst-nb runs nbclient inside Sphinx) and to ``tests/test_notebooks.py``.
+    """
+    import time
+    from queue import Empty
+
+    from nbclient import NotebookClient
+    from nbclient.util import run_sync
+
+    if getattr(NotebookClient, "_dpolearn_stepped_polling", False):
+        return
+    original = NotebookClient.async_start_new_kernel_client
+
+    async def async_start_new_kernel_client(self):
+        kc = await original(self)
+        channel = kc.shell_channel
+        get_msg = channel.get_msg
+
+        async def stepped_get_msg(timeout=None, **kwargs):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                wait = step if deadline is None else min(step, max(0.0, deadline - time.monotonic()))
+                try:
+                    return await get_msg(timeout=wait, **kwargs)
+                except Empty:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise
+
+        channel.get_msg = stepped_get_msg
+        return kc
+
+    NotebookClient.async_start_new_kernel_client = async_start_new_kernel_client
+    NotebookClient.start_new_kernel_client = run_sync(async_start_new_kernel_client)
+    NotebookClient._dpolearn_stepped_polling = True
+
+
 # --------------------------------------------------------------------------- Sphinx hooks
 
 def _use_local_assets(app, config) -> None:
@@ -202,6 +249,7 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup(app):
+    patch_nbclient_reply_polling()
     app.connect("config-inited", _use_local_assets, priority=900)
     app.connect("config-inited", _theme_defaults, priority=900)
     app.connect("html-page-context", _dedupe_scripts, priority=100)
