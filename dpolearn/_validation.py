@@ -18,6 +18,7 @@ __all__ = [
     "check_positive_int",
     "check_means",
     "check_choice",
+    "check_table",
     "as_rng",
     "as_row_param",
 ]
@@ -117,6 +118,17 @@ def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: floa
     if bounded and np.any((arr < low) | (arr > high)):
         shown = arr[(arr < low) | (arr > high)].ravel()[0]
         raise ValueError(f"{name} must lie in [{low}, {high}], got {_show(shown)}")
+    return arr
+
+
+def check_table(name: str, value: Any) -> np.ndarray:
+    """A (T, K) table of rewards or losses in [0, 1] with T >= 1 and K >= 2."""
+    arr = _as_float_array(name, value)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 2:
+        raise ValueError(f"{name} must have shape (T, K) with T >= 1, K >= 2, got shape {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
+    if np.any(bad):
+        raise ValueError(f"{name} must lie in [0, 1], got {_show(arr[bad].ravel()[0])}")
     return arr
 
 

@@ -46,7 +46,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from scipy import stats
 
-from ._validation import check_positive_int, check_probability
+from ._validation import check_positive_int, check_probability, check_table
 from .accounting import ApproxDP, GaussianDP, PureDP
 from .envs import FixedSequence
 from .policy import Policy
@@ -173,12 +173,7 @@ class ReplayBandit:
     feedback = "bandit"
 
     def __init__(self, rewards):
-        arr = np.asarray(rewards, dtype=float)
-        if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 2:
-            raise ValueError(f"rewards must have shape (T, K) with T >= 1, K >= 2, got shape {arr.shape}")
-        if np.any(~np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-            raise ValueError("rewards must lie in [0, 1]")
-        self.table = arr
+        self.table = check_table("rewards", rewards)
 
     @property
     def n_arms(self) -> int:

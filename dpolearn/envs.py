@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._validation import check_choice, check_means, check_positive
+from ._validation import check_choice, check_means, check_positive, check_table
 
 __all__ = ["BernoulliBandit", "GaussianBandit", "BernoulliExperts", "FixedSequence"]
 
@@ -180,12 +180,7 @@ class FixedSequence:
     feedback = "full"
 
     def __init__(self, losses):
-        arr = np.asarray(losses, dtype=float)
-        if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 1:
-            raise ValueError(f"losses must have shape (T, K) with T >= 1, K >= 2, got shape {arr.shape}")
-        if np.any(~np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-            raise ValueError("losses must lie in [0, 1]")
-        self.sequence = arr
+        self.sequence = check_table("losses", losses)
 
     @property
     def n_arms(self) -> int:
