@@ -20,13 +20,15 @@ venv: $(STAMP)
 ## Build the whole book at paper scale into _build/html.
 book: $(STAMP)
 	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/python -m dpolearn run --all --scale paper --jobs $(JOBS) --quiet
-	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going \
+	# --all: re-execute every chapter even when its .md is unchanged, since a package change
+	# (new cached results) must reach the pages; chapters read the cache, so this is quick.
+	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . --all -W -n --keep-going \
 		|| { cat _build/html/reports/*.err.log 2>/dev/null; exit 1; }
 	@test -f _build/html/index.html && echo "book: _build/html/index.html"
 
 ## Build the book at quick scale into _build/quick/_build/html (what CI checks).
 quick-book: $(STAMP)
-	DPOLEARN_SCALE=quick DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going \
+	DPOLEARN_SCALE=quick DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . --all -W -n --keep-going \
 		--path-output _build/quick
 
 ## Regenerate book/*.ipynb, the committed Colab/Binder twins of the chapters in _toc.yml
