@@ -18,7 +18,8 @@ from typing import Union
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_positive, check_positive_int
+from ._validation import (check_delta, check_epsilon, check_positive, check_positive_int,
+                          check_probability)
 
 __all__ = [
     "PureDP",
@@ -167,16 +168,12 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_positive_int("k", k)
-    delta_prime = check_probability_open("delta_prime", delta_prime)
+    delta_prime = check_probability("delta_prime", delta_prime, open_low=True, open_high=True)
     eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
                  + k * epsilon * math.expm1(epsilon))
     return ApproxDP(epsilon=eps_total, delta=min(k * delta + delta_prime, math.nextafter(1.0, 0.0)))
 
 
-def check_probability_open(name: str, value) -> float:
-    from ._validation import check_probability
-
-    return check_probability(name, value, open_low=True, open_high=True)
 
 
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in

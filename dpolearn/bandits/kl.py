@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import xlogy
 
 __all__ = ["kl_bernoulli", "klucb_upper"]
 
@@ -16,13 +17,8 @@ def kl_bernoulli(p, q) -> np.ndarray:
     """
     p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
     q = np.clip(np.asarray(q, dtype=float), _EPS, 1 - _EPS)
-    return special_xlogy(p, p / q) + special_xlogy(1 - p, (1 - p) / (1 - q))
+    return xlogy(p, p / q) + xlogy(1 - p, (1 - p) / (1 - q))
 
-
-def special_xlogy(x, y):
-    from scipy.special import xlogy
-
-    return xlogy(x, y)
 
 
 def klucb_upper(p, d, newton_steps: int = 10) -> np.ndarray:
@@ -46,7 +42,7 @@ def klucb_upper(p, d, newton_steps: int = 10) -> np.ndarray:
     d = np.maximum(np.asarray(d, dtype=float), 0.0)
     p, d = np.broadcast_arrays(p, d)
     with np.errstate(divide="ignore", invalid="ignore"):
-        entropy = -(special_xlogy(p, p) + special_xlogy(1 - p, 1 - p))
+        entropy = -(xlogy(p, p) + xlogy(1 - p, 1 - p))
         u_pinsker = -np.log1p(-np.minimum(p + np.sqrt(d / 2.0), 1.0))
         u = np.minimum(u_pinsker, (d + entropy) / (1.0 - p))
         u = np.where(np.isfinite(u), u, 50.0)

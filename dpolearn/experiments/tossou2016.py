@@ -114,6 +114,14 @@ def _compute_fig2(scale, seed, jobs, progress):
     return data
 
 
+def _finish_panel(ax, panel, tag, bottom):
+    """Panel letter and instance in the corner, legend, lower y limit."""
+    ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
+            f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylim(bottom=bottom)
+
+
 def plot_fig2(data, log_x=False, log_y=True):
     """The four panels of Figure 2: (a) 2 arms eps=1, (b) 2 arms eps=0.1, (c), (d) 10 arms."""
     fig, axes = subplots(2, 2, sharex=True)
@@ -123,10 +131,7 @@ def plot_fig2(data, log_x=False, log_y=True):
         labels = [legend_label(n, panel["target_epsilon"]) for n in names]
         regret(results, ax=ax, log_x=log_x, log_y=log_y, labels=labels,
                colors=[color_of(n) for n in names], legend=False)
-        ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
-                f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
-        ax.legend(fontsize=7, loc="lower right")
-        ax.set_ylim(bottom=1 if log_y else 0)
+        _finish_panel(ax, panel, tag, bottom=1 if log_y else 0)
     for ax in axes[0]:
         ax.set_xlabel("")
     return fig
@@ -170,10 +175,7 @@ def _plot_schedules(data):
                 regret(res, ax=ax, log_y=True, legend=False, labels=[
                     f"DP-UCB-INT, {SCHEDULE_NAMES[sch]}"], colors=[colours[sch]],
                     linestyle=styles[sch])
-        ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
-                f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
-        ax.legend(fontsize=7, loc="lower right")
-        ax.set_ylim(bottom=1)
+        _finish_panel(ax, panel, tag, bottom=1)
     for ax in axes[0]:
         ax.set_xlabel("")
     return fig
