@@ -1,17 +1,19 @@
 """One contract every policy in the package keeps (in the spirit of sklearn's common checks).
 
+The contract itself is `dpolearn.testing.check_policy`, which users run on their own policies.
+
 Each exported policy needs an example configuration in EXAMPLES; a policy added to the package
 without one fails `test_every_exported_policy_has_an_example`.
 """
 import inspect
 
-import numpy as np
 import pytest
 
 import dpolearn as dpl
-from dpolearn import accounting, bandits, fullinfo
+from dpolearn import bandits, fullinfo
 from dpolearn.plotting import LABEL_ORDER
 from dpolearn.policy import Policy
+from dpolearn.testing import PolicyContractError, check_policy
 
 HORIZON = 300
 
@@ -66,38 +68,27 @@ def test_every_exported_policy_has_an_example():
     assert not missing, f"add contract examples for {missing}"
 
 
-def _env(policy):
-    if policy.feedback == "full":
-        return dpl.BernoulliExperts([0.3, 0.5, 0.6], kind="loss")
-    return dpl.BernoulliBandit([0.7, 0.5, 0.4])
+# Built-in classes whose repr does not yet rebuild them (their params() lists derived
+# settings that __init__ does not accept); each entry must still fail, or the mark goes.
+REPR_NOT_YET_ROUND_TRIP = {"RNMFTNL", "NaiveFTNL"}
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def _params(name):
+    marks = []
+    if name in REPR_NOT_YET_ROUND_TRIP:
+        marks.append(pytest.mark.xfail(strict=True, raises=PolicyContractError,
+                                       reason="eval(repr(policy)) does not rebuild it yet"))
+    return pytest.param(name, marks=marks)
+
+
+@pytest.mark.parametrize("name", [_params(n) for n in sorted(EXAMPLES)])
 def test_policy_contract(name):
-    policy = EXAMPLES[name](1.0)
-    # a display label the book's legends know, and a guarantee record
-    assert policy.label in LABEL_ORDER
-    assert isinstance(policy.guarantee, (accounting.PureDP, accounting.ApproxDP,
-                                         accounting.GaussianDP, accounting.NotPrivate))
-    assert isinstance(policy.params(), dict)
-    repr(policy)
-    env = _env(policy)
-    a = dpl.simulate(policy, env, HORIZON, 6, seed=7, progress=False)
-    b = dpl.simulate(EXAMPLES[name](1.0), env, HORIZON, 6, seed=7, progress=False)
-    assert np.array_equal(a.regret, b.regret), "same seed must give identical results"
-    assert a.pulls.sum(axis=1).tolist() == [HORIZON] * 6
-    assert np.all(np.isfinite(a.regret)) and np.all(np.diff(a.regret, axis=1) >= -1e-12)
+    """Every exported policy passes dpolearn.testing.check_policy (the whole contract)."""
+    report = check_policy(lambda epsilon, horizon: EXAMPLES[name](epsilon), horizon=HORIZON)
+    assert report.ok
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_select_returns_valid_arm_indices(name):
-    policy = EXAMPLES[name](0.5)
-    env = _env(policy)
-    env.reset(5, np.random.default_rng(0))
-    policy.reset(5, env.n_arms, np.random.default_rng(1))
-    for t in range(1, 40):
-        arms = policy.select(t)
-        assert arms.shape == (5,) and np.issubdtype(arms.dtype, np.integer)
-        assert np.all((arms >= 0) & (arms < env.n_arms))
-        feedback = env.pull(t, arms) if policy.feedback == "bandit" else env.losses(t)
-        policy.update(t, arms, feedback)
+def test_label_is_known_to_the_book(name):
+    """The book's own policies also have a display label with a fixed colour."""
+    assert EXAMPLES[name](1.0).label in LABEL_ORDER
