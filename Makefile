@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: book test venv quick-book figures bench clean notebooks
+.PHONY: book test venv quick-book figures bench clean notebooks pdf
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,3 +49,21 @@ bench: $(STAMP)
 
 clean:
 	rm -rf _build
+
+## The PDF edition, printed from the HTML build by headless Chromium (tools/pdf.py):
+##   make pdf                    the whole book at quick scale -> _build/pdf/dpolearn.pdf
+##   make pdf CHAPTER=primer     one chapter                 -> _build/pdf/primer.pdf
+##   make pdf PDF_SCALE=paper    the whole book from the paper-scale build (make book)
+CHAPTER ?=
+PDF_SCALE ?= quick
+pdf: $(STAMP)
+	tools/install_debian_deps.sh
+	@if [ -n "$(CHAPTER)" ]; then \
+	  test -f book/$(CHAPTER).md || { echo "pdf: no chapter book/$(CHAPTER).md" >&2; exit 2; }; \
+	  tools/build_chapter.sh book/$(CHAPTER).md && \
+	  $(BIN)/python tools/pdf.py --html _build/chapter-$(CHAPTER)/_build/html --chapter $(CHAPTER); \
+	elif [ "$(PDF_SCALE)" = paper ]; then \
+	  $(MAKE) book && $(BIN)/python tools/pdf.py --html _build/html; \
+	else \
+	  $(MAKE) quick-book && $(BIN)/python tools/pdf.py --html _build/quick/_build/html; \
+	fi
