@@ -13,10 +13,10 @@ from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
 from .bandits import KLUCB, UCB1, BetaTS, GaussianTS, UniformPlay
 from .envs import BernoulliBandit, BernoulliExperts, FixedSequence, GaussianBandit
 from .fullinfo import FTL, Hedge
-from .policy import Policy
+from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, make_checkpoints, simulate
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"   # the same as pyproject.toml (tests/test_packaging.py checks it)
 
 __all__ = [
     "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",
@@ -24,5 +24,5 @@ __all__ = [
     "PureDP", "ApproxDP", "GaussianDP", "NotPrivate",
     "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",
     "BernoulliBandit", "GaussianBandit", "BernoulliExperts", "FixedSequence",
-    "Policy", "Result", "simulate", "make_checkpoints",
+    "Policy", "PrivacyAssumptionWarning", "Result", "simulate", "make_checkpoints",
 ]

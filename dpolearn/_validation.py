@@ -19,32 +19,58 @@ __all__ = [
     "check_means",
     "check_choice",
     "check_table",
+    "check_bool",
+    "check_int_array",
+    "as_float_array",
     "as_rng",
     "as_row_param",
+    "as_seed_sequence",
+    "is_power_of_two",
+    "floor_log2",
+    "show",
 ]
 
+#: Largest integer accepted for counts such as a horizon: int64 arithmetic on rounds stays exact.
+MAX_INT = 2 ** 62
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, (numbers.Real, np.ndarray)) and not isinstance(value, bool)
+
+def _is_real_scalar(value: Any) -> bool:
+    return isinstance(value, (numbers.Real, np.generic)) and not isinstance(value, (bool, np.bool_))
 
 
-def _as_float_array(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
+def as_float_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a float array; strings, bools, None and non-numeric entries raise TypeError.
+
+    Unlike ``np.asarray(value, dtype=float)``, text such as ``["0.9", "0.6"]`` is refused rather
+    than parsed.
+
+    >>> as_float_array("x", [1, 2]).tolist()
+    [1.0, 2.0]
+    """
+    kind = f"{name} must be a real number or an array of them, got {show(value)}"
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
+        raise TypeError(kind)
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}") from None
-    if arr.dtype == object:
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
-    return arr
+        raise TypeError(kind) from None
+    if raw.dtype.kind not in "iuf":      # text, bools, objects, complex: never coerced
+        raise TypeError(kind)
+    return np.asarray(raw, dtype=float)
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     """repr of a value as a user would write it (numpy scalars shown as plain numbers)."""
     if isinstance(value, np.generic):
         value = value.item()
     return repr(value)
+
+
+# kept under its former name until every importer has switched to ``as_float_array``
+_as_float_array = as_float_array
+
+
+_show = show
 
 
 def _scalar_or_array(arr: np.ndarray):
@@ -53,7 +79,7 @@ def _scalar_or_array(arr: np.ndarray):
 
 def check_positive(name: str, value: Any, *, allow_inf: bool = False):
     """Return ``value`` (float or float array) after checking every entry is > 0 and not NaN."""
-    arr = _as_float_array(name, value)
+    arr = as_float_array(name, value)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got {value!r}")
     bad = np.isnan(arr) | (arr <= 0) | (~np.isfinite(arr) & (not allow_inf))
@@ -77,7 +103,7 @@ def check_epsilon(value: Any, *, name: str = "epsilon", allow_inf: bool = False)
 
 def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False):
     """A probability (or array of them) in [0, 1]; the ends may be excluded."""
-    arr = _as_float_array(name, value)
+    arr = as_float_array(name, value)
     lo_bad = (arr <= 0) if open_low else (arr < 0)
     hi_bad = (arr >= 1) if open_high else (arr > 1)
     bad = np.isnan(arr) | lo_bad | hi_bad
@@ -94,19 +120,61 @@ def check_delta(value: Any, *, name: str = "delta"):
     return check_probability(name, value, open_high=True)
 
 
-def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    """An integer >= ``minimum`` (numpy integers accepted; floats and bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+def check_positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = MAX_INT) -> int:
+    """An integer in ``[minimum, maximum]`` (numpy integers accepted; floats and bools rejected).
+
+    The default ``maximum`` (2**62) keeps every later int64 computation on the value exact.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {_show(value)}")
     if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+        raise ValueError(f"{name} must be >= {minimum}, got {_show(value)}")
+    if value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {_show(value)}")
     return int(value)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """A real boolean (``True``/``False`` or numpy's); truthy strings such as ``"no"`` are refused.
+
+    >>> check_bool("monotone", False)
+    False
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_show(value)}")
+    return bool(value)
+
+
+def check_int_array(name: str, value: Any, *, minimum: int = 1, maximum: int = MAX_INT) -> np.ndarray:
+    """An int64 array of integers in ``[minimum, maximum]``; non-integral floats are refused.
+
+    Integral floats (``2.0``) are accepted; ``2.5`` or ``True`` raise instead of being truncated.
+
+    >>> check_int_array("n", [1, 2.0]).tolist()
+    [1, 2]
+    """
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
+        raise TypeError(f"{name} must be an integer or an array of integers, got {_show(value)}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an integer or an array of integers, got {value!r}") from None
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an integer or an array of integers, got {value!r}")
+    if raw.dtype.kind == "f":
+        bad = ~np.isfinite(raw) | (raw != np.round(raw))
+        if np.any(bad):
+            raise ValueError(f"{name} must hold whole numbers, got {_show(raw[bad].ravel()[0])}")
+    if raw.size and (np.any(raw < minimum) or np.any(raw > maximum)):
+        shown = raw[(raw < minimum) | (raw > maximum)].ravel()[0]
+        raise ValueError(f"{name} must lie in [{minimum}, {maximum}], got {_show(shown)}")
+    return raw.astype(np.int64)
 
 
 def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: float = 1.0,
                 bounded: bool = True) -> np.ndarray:
     """Arm means of shape (K,) or (n_runs, K) with K >= 2, inside [low, high] when ``bounded``."""
-    arr = _as_float_array(name, value)
+    arr = as_float_array(name, value)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (K,) or (n_runs, K), got shape {arr.shape}")
     if arr.shape[-1] < 2:
@@ -123,7 +191,7 @@ def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: floa
 
 def check_table(name: str, value: Any) -> np.ndarray:
     """A (T, K) table of rewards or losses in [0, 1] with T >= 1 and K >= 2."""
-    arr = _as_float_array(name, value)
+    arr = as_float_array(name, value)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 2:
         raise ValueError(f"{name} must have shape (T, K) with T >= 1, K >= 2, got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
@@ -152,17 +220,57 @@ def as_rng(rng: Any = None) -> np.random.Generator:
     raise TypeError(f"rng must be None, an int, a SeedSequence or a Generator, got {rng!r}")
 
 
+def as_seed_sequence(seed: Any, *, name: str = "seed") -> np.random.SeedSequence:
+    """The one seed rule of every entry point: an int >= 0 or a ``SeedSequence``.
+
+    Returns a fresh ``SeedSequence``. A ``SeedSequence`` given by the caller is copied (same
+    entropy, spawn key and pool size, no children spawned yet), so spawning from the result
+    never advances the caller's object and the same object always gives the same results.
+    ``None`` is refused (a run nobody can repeat), as are bools, floats, strings and
+    ``Generator`` objects.
+
+    >>> as_seed_sequence(3).entropy
+    3
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key,
+                                      pool_size=seed.pool_size)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}")
+    return np.random.SeedSequence(int(seed))
+
+
+def is_power_of_two(n: Any) -> np.ndarray:
+    """Elementwise: is the integer ``n`` a power of two (1, 2, 4, ...)?
+
+    >>> is_power_of_two([1, 3, 8]).tolist()
+    [True, False, True]
+    """
+    n = np.asarray(n, dtype=np.int64)
+    return (n > 0) & ((n & (n - 1)) == 0)
+
+
+def floor_log2(n: Any) -> np.ndarray:
+    """Elementwise floor(log2 n) for integers 1 <= n < 2**53 (exact: frexp, not a float log).
+
+    >>> floor_log2([1, 2, 3, 1024]).tolist()
+    [0, 1, 1, 10]
+    """
+    return (np.frexp(np.asarray(n, dtype=float))[1] - 1).astype(np.int64)
+
+
 def as_row_param(name: str, value: Any, n_runs: int) -> np.ndarray:
     """Broadcast a per-run parameter (scalar or shape (n_runs,)) to shape (n_runs, 1).
 
     This is how a sweep (over epsilon, say) runs as one batch: row ``i`` of every state array
-    uses ``value[i]``.
+    uses ``value[i]``. Arrays of any other shape (a 2-D array included) are refused.
     """
-    arr = np.asarray(value, dtype=float)
+    arr = as_float_array(name, value)
     if arr.ndim == 0:
         return np.full((n_runs, 1), float(arr))
-    arr = arr.reshape(-1)
-    if arr.shape[0] != n_runs:
+    if arr.ndim != 1 or arr.shape[0] != n_runs:
         raise ValueError(
             f"{name} must be a scalar or have one entry per run ({n_runs}), got shape {np.shape(value)}")
     return arr[:, None].copy()

@@ -9,19 +9,21 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import check_positive_int
-from .envs import FixedSequence
-from .policy import Policy
+from ._validation import (as_seed_sequence, check_bool, check_choice, check_int_array,
+                          check_positive_int, show)
+from .accounting import NotPrivate
+from .policy import Policy, PrivacyAssumptionWarning
 
 __all__ = ["simulate", "Result", "make_checkpoints"]
 
 
-def make_checkpoints(horizon: int, spec: Union[str, int, Sequence[int], None] = "log",
+def make_checkpoints(horizon: int, points: Union[str, int, Sequence[int], None] = "log",
                      n_points: int = 100) -> np.ndarray:
     """Rounds at which regret is recorded, always ending at ``horizon``.
 
@@ -32,22 +34,28 @@ def make_checkpoints(horizon: int, spec: Union[str, int, Sequence[int], None] = 
     [2, 4, 6, 8, 10]
     """
     horizon = check_positive_int("horizon", horizon)
-    if spec is None:
-        spec = "log"
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        n_points, spec = check_positive_int("checkpoints", spec), "log"
-    if isinstance(spec, str):
-        if spec == "log":
+    n_points = check_positive_int("n_points", n_points)
+    if points is None:
+        points = "log"
+    if isinstance(points, (bool, np.bool_)):
+        raise TypeError(f"checkpoints must be 'log', 'linear', an int or a sequence of ints, "
+                        f"got {points!r}")
+    if isinstance(points, (int, np.integer)):
+        n_points, points = check_positive_int("checkpoints", points), "log"
+    if isinstance(points, str):
+        points = check_choice("checkpoints", points, ("log", "linear"))
+        if points == "log":
             pts = np.geomspace(1, horizon, num=min(n_points, horizon))
-        elif spec == "linear":
-            pts = np.linspace(horizon / n_points, horizon, num=min(n_points, horizon))
         else:
-            raise ValueError(f"checkpoints must be 'log', 'linear', an int or a sequence, got {spec!r}")
+            pts = np.linspace(horizon / n_points, horizon, num=min(n_points, horizon))
         pts = np.unique(np.clip(np.round(pts).astype(np.int64), 1, horizon))
     else:
-        pts = np.unique(np.asarray(spec, dtype=np.int64))
-        if pts.size == 0 or pts[0] < 1 or pts[-1] > horizon:
-            raise ValueError(f"checkpoints must lie in 1..{horizon}, got {spec!r}")
+        if np.ndim(points) != 1:
+            raise ValueError(f"checkpoints must be 'log', 'linear', an int or a 1-D sequence of "
+                             f"rounds, got {show(points)}")
+        pts = np.unique(check_int_array("checkpoints", points, minimum=1, maximum=horizon))
+        if pts.size == 0:
+            raise ValueError(f"checkpoints must hold at least one round in 1..{horizon}, got {points!r}")
     if pts[-1] != horizon:
         pts = np.append(pts, horizon)
     return pts
@@ -68,6 +76,11 @@ class Result:
         How often each arm was chosen over the whole horizon.
     label : str
         The policy's display name.
+    guarantee : guarantee record
+        The privacy guarantee that holds for this run: the policy's own, or ``NotPrivate()``
+        when the assumption behind it failed (then ``guarantee_note`` says why).
+    guarantee_note : str or None
+        Why the policy's configured guarantee does not hold for this run, else ``None``.
     """
 
     regret: np.ndarray
@@ -80,6 +93,7 @@ class Result:
     params: Dict[str, Any] = field(default_factory=dict)
     guarantee: Any = None
     wall_time: float = 0.0
+    guarantee_note: Optional[str] = None
 
     def mean(self) -> np.ndarray:
         """Mean regret over runs at each checkpoint, shape (n_checkpoints,)."""
@@ -110,6 +124,13 @@ class Result:
         record) are sliced too, and collapse to a scalar when the selected runs share a value.
         """
         rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (self.n_runs,):
+                raise ValueError(f"rows as a mask must have shape ({self.n_runs},), got shape {rows.shape}")
+        else:
+            rows = check_int_array("rows", rows, minimum=0, maximum=self.n_runs - 1)
+            if rows.ndim != 1:
+                raise ValueError(f"rows must be 1-D, got shape {rows.shape}")
         n = int(rows.sum()) if rows.dtype == bool else len(rows)
         params = {k: _slice_per_run(v, rows, self.n_runs) for k, v in self.params.items()}
         guarantee = self.guarantee
@@ -118,7 +139,8 @@ class Result:
                       for f in dataclasses.fields(guarantee)}
             guarantee = type(guarantee)(**fields)
         return Result(self.regret[rows], self.checkpoints, self.pulls[rows], self.label,
-                      self.horizon, n, self.seed, params, guarantee, self.wall_time)
+                      self.horizon, n, self.seed, params, guarantee, self.wall_time,
+                      self.guarantee_note)
 
     def split(self, n_groups: int) -> list:
         """Cut a batched sweep into ``n_groups`` consecutive equal blocks of runs.
@@ -127,6 +149,7 @@ class Result:
         ``G * n`` runs whose parameter arrays repeat each value ``n`` times
         (``np.repeat(values, n)``); this returns one Result per value.
         """
+        n_groups = check_positive_int("n_groups", n_groups)
         if self.n_runs % n_groups:
             raise ValueError(f"n_groups must divide n_runs ({self.n_runs}), got {n_groups}")
         size = self.n_runs // n_groups
@@ -159,30 +182,40 @@ def _progress_default(horizon: int, n_runs: int) -> bool:
 
 def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, *,
              checkpoints: Union[str, int, Sequence[int], None] = "log",
-             progress: Optional[bool] = None) -> Result:
+             progress: Optional[bool] = None, block_updates: bool = True) -> Result:
     """Run ``n_runs`` independent runs of ``policy`` on ``env`` for ``horizon`` rounds.
 
     Parameters
     ----------
     policy : Policy
-        A bandit or full-information policy (its ``feedback`` must match the environment).
+        A bandit or full-information policy (its ``feedback`` must match the environment's).
     env : environment from :mod:`dpolearn.envs`
+        Anything declaring the attributes listed there (``feedback``, ``n_arms``,
+        ``reward_range``, ``max_horizon``, ``regret_kind``, ``has_block_sums``).
     horizon : int
-        Number of rounds T >= 1.
+        Number of rounds T >= 1; at most the policy's configured horizon (if it has one) and
+        the environment's ``max_horizon``.
     n_runs : int
         Number of independent runs >= 1, advanced together.
     seed : int or SeedSequence
-        The same seed gives bit-identical results. The environment and the policy draw from
-        two independent child streams of ``SeedSequence(seed)``.
+        The same seed gives bit-identical results; a ``SeedSequence`` is copied, never
+        advanced. The environment and the policy draw from two independent child streams of
+        the seed. ``None`` is refused.
     checkpoints : "log", "linear", int or sequence of ints
         When to record the regret (see :func:`make_checkpoints`).
     progress : bool, optional
         Show a ``tqdm`` progress bar. Default: on for long runs, unless the environment
         variable ``DPOLEARN_PROGRESS=0`` is set.
+    block_updates : bool
+        Let a policy with a block path (``simulate_fast``) advance whole blocks of rounds when
+        the environment offers exact block draws (default). ``False`` forces the round-by-round
+        loop, e.g. to check a block path against it.
 
     Returns
     -------
     Result
+        With ``guarantee = NotPrivate()`` (and a :class:`PrivacyAssumptionWarning`) when a
+        private policy runs on an environment whose values are not in [0, 1].
 
     Examples
     --------
@@ -191,47 +224,75 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     >>> res.regret.shape[0], int(res.checkpoints[-1])
     (4, 1000)
     """
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a dpolearn Policy, got {show(policy)}")
+    _check_env(env)
     horizon = check_positive_int("horizon", horizon)
     n_runs = check_positive_int("n_runs", n_runs)
-    if not isinstance(policy, Policy):
-        raise TypeError(f"policy must be a dpolearn Policy, got {policy!r}")
+    seq = as_seed_sequence(seed)
+    if progress is not None:
+        progress = check_bool("progress", progress)
+    block_updates = check_bool("block_updates", block_updates)
     if policy.feedback != env.feedback:
         raise ValueError(f"policy {policy.label!r} needs {policy.feedback!r} feedback, "
                          f"but env gives {env.feedback!r} feedback")
-    if isinstance(env, FixedSequence) and horizon > env.sequence.shape[0]:
-        raise ValueError(f"horizon must be <= the length of the loss sequence "
-                         f"({env.sequence.shape[0]}), got {horizon}")
-    if isinstance(seed, (bool, float)) or (isinstance(seed, int) and seed < 0):
-        raise ValueError(f"seed must be a non-negative int or a SeedSequence, got {seed!r}")
+    if env.max_horizon is not None and horizon > env.max_horizon:
+        raise ValueError(f"horizon must be <= the environment's length {env!r} "
+                         f"(max_horizon={env.max_horizon}), got horizon={horizon}")
+    policy.check_horizon(horizon)
     ck = make_checkpoints(horizon, checkpoints)
-    show = _progress_default(horizon, n_runs) if progress is None else bool(progress)
+    show_bar = _progress_default(horizon, n_runs) if progress is None else progress
 
-    if isinstance(seed, np.random.SeedSequence):
-        # spawn() advances the caller's SeedSequence; work on a copy so the same seed object
-        # always gives the same results
-        seq = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key,
-                                     pool_size=seed.pool_size)
-    else:
-        seq = np.random.SeedSequence(seed)
     env_seq, policy_seq = seq.spawn(2)
     env_rng = np.random.default_rng(env_seq)
     policy_rng = np.random.default_rng(policy_seq)
-    n_arms = env.n_arms
     env.reset(n_runs, env_rng)
-    policy.reset(n_runs, n_arms, policy_rng)
+    policy.reset(n_runs, env.n_arms, policy_rng)
 
     start = time.perf_counter()
     fast = getattr(policy, "simulate_fast", None)
-    if fast is not None and not isinstance(env, FixedSequence):
-        regret, pulls = fast(env, horizon, ck, n_runs, show)
+    if fast is not None and block_updates and env.has_block_sums:
+        regret, pulls = fast(env, horizon, ck, n_runs, show_bar)
     elif env.feedback == "bandit":
-        regret, pulls = _loop_bandit(policy, env, horizon, ck, n_runs, show)
+        regret, pulls = _loop_bandit(policy, env, horizon, ck, n_runs, show_bar)
     else:
-        regret, pulls = _loop_full(policy, env, horizon, ck, n_runs, show)
+        regret, pulls = _loop_full(policy, env, horizon, ck, n_runs, show_bar)
     wall = time.perf_counter() - start
+    guarantee, note = _guarantee_on(policy, env)
     return Result(regret=regret, checkpoints=ck, pulls=pulls, label=policy.label,
                   horizon=horizon, n_runs=n_runs, seed=seed, params=policy.params(),
-                  guarantee=policy.guarantee, wall_time=wall)
+                  guarantee=guarantee, wall_time=wall, guarantee_note=note)
+
+
+_ENV_ATTRIBUTES = ("feedback", "n_arms", "reward_range", "max_horizon", "regret_kind",
+                   "has_block_sums", "reset")
+
+
+def _check_env(env) -> None:
+    """Refuse anything that does not declare the environment attributes of :mod:`dpolearn.envs`."""
+    missing = [a for a in _ENV_ATTRIBUTES if not hasattr(env, a)]
+    if missing:
+        raise TypeError(f"env must be an environment of dpolearn.envs (declaring "
+                        f"{', '.join(_ENV_ATTRIBUTES)}), got {show(env)}")
+    if env.feedback not in ("bandit", "full") or env.regret_kind not in ("pseudo", "hindsight"):
+        raise ValueError(f"env must declare feedback 'bandit' or 'full' and regret_kind 'pseudo' "
+                         f"or 'hindsight', got {env.feedback!r} and {env.regret_kind!r}")
+    if env.feedback == "bandit" and env.regret_kind != "pseudo":
+        raise ValueError(f"a bandit env must declare regret_kind 'pseudo', got {env.regret_kind!r}")
+
+
+def _guarantee_on(policy: Policy, env):
+    """The guarantee that holds when ``policy`` runs on ``env``, and why it is void if it is."""
+    guarantee = policy.guarantee
+    if isinstance(guarantee, NotPrivate):
+        return guarantee, None
+    low, high = env.reward_range
+    if low >= 0.0 and high <= 1.0:
+        return guarantee, None
+    note = (f"{policy.label}'s guarantee {guarantee!r} assumes values in [0, 1], but {env!r} "
+            f"gives values in [{low}, {high}]: no privacy guarantee holds")
+    warnings.warn(note, PrivacyAssumptionWarning, stacklevel=3)
+    return NotPrivate(), note
 
 
 def _progress_bar(show: bool, horizon: int, label: str):
@@ -269,26 +330,27 @@ def _loop_bandit(policy, env, horizon, ck, n_runs, show):
 
 def _loop_full(policy, env, horizon, ck, n_runs, show):
     rows = np.arange(n_runs)
-    fixed = isinstance(env, FixedSequence)
-    gaps = None if fixed else np.ascontiguousarray(env.gaps_for(n_runs))
+    hindsight = env.regret_kind == "hindsight"
+    gaps = None if hindsight else np.ascontiguousarray(env.gaps_for(n_runs))
     pulls = np.zeros((n_runs, env.n_arms), dtype=np.int64)
     regret = np.empty((n_runs, len(ck)))
     running = np.zeros(n_runs)           # pseudo-regret, or the learner's cumulative loss
-    cum_losses = np.zeros(env.n_arms)    # FixedSequence only: each action's cumulative loss
+    cum_losses = np.zeros((n_runs, env.n_arms)) if hindsight else None   # each action's
     next_ck = 0
     bar = _progress_bar(show, horizon, policy.label)
     for t in range(1, horizon + 1):
         arms = policy.select(t)
         losses = env.losses(t)
-        if fixed:
+        if hindsight:
             running += losses[rows, arms]
-            cum_losses += losses[0]
+            cum_losses += losses
         else:
             running += gaps[rows, arms]
         pulls[rows, arms] += 1
         policy.update(t, arms, losses)
         if t == ck[next_ck]:
-            regret[:, next_ck] = running - cum_losses.min() if fixed else running
+            # regret against the best fixed action in hindsight, or the pseudo-regret
+            regret[:, next_ck] = running - cum_losses.min(axis=1) if hindsight else running
             next_ck += 1
         if bar is not None and t % 4096 == 0:
             bar.update(4096)

@@ -1,8 +1,8 @@
 """AdaP-UCB and AdaP-KLUCB (Azize and Basu, NeurIPS 2022): commit to an arm until its pull
 count doubles, then refresh that arm's private mean from the episode just played.
 
-External to the seed papers (spec 000 Sec. 8.2, flagged there as reconstructed from Azize and
-Basu's Algorithm 1 and eq. (7)); Hu, Huang, Mehta and Hegde use AdaP-KLUCB as a baseline.
+External to the seed papers (reconstructed from Azize and Basu's Algorithm 1 and eq. (7), see
+the book's appendix of readings); Hu, Huang, Mehta and Hegde use AdaP-KLUCB as a baseline.
 """
 from __future__ import annotations
 
@@ -104,19 +104,20 @@ class _AdaP(Policy):
 
     # ---- block simulation ------------------------------------------------------------------
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Whole episodes at once: the episode sum is one Binomial(n, mu_A) draw.
+        """Whole episodes at once: the episode sum is one block draw of the environment.
 
-        Exact in distribution for Bernoulli rewards (nothing inside an episode depends on its
-        rewards); other environments fall back to the round-by-round loop.
+        Exact in distribution (nothing inside an episode depends on its rewards), on any
+        environment with exact block draws (``env.has_block_sums``): the initial reward of arm
+        j is ``env.block_sums(rows, j, 1)`` and an episode's sum
+        ``env.block_sums(rows, A_l, length)``. :func:`dpolearn.simulate` calls this after
+        :meth:`reset`.
         """
-        from ..envs import BernoulliBandit
-        from ..simulate import _loop_bandit
-
-        if not isinstance(env, BernoulliBandit):
-            return _loop_bandit(self, env, horizon, checkpoints, n_runs, progress)
+        horizon = self.check_horizon(horizon)
+        if not getattr(env, "has_block_sums", False):
+            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
         ck = np.asarray(checkpoints)
         rows_all = self._rows
-        mu, gaps = env.means_for(n_runs), env.gaps_for(n_runs)
+        gaps = env.gaps_for(n_runs)
         K = self.n_arms
         regret = np.zeros((n_runs, len(ck)))
         pulls = np.zeros((n_runs, K), dtype=np.int64)
@@ -127,7 +128,7 @@ class _AdaP(Policy):
         regret[:, early] = cum[:, ck[early] - 1]
         pulls[:, :k0] = 1
         for j in range(k0):
-            x = (env._rng.random(n_runs) < mu[:, j]).astype(float)
+            x = env.block_sums(rows_all, np.full(n_runs, j), 1).astype(float)
             self.counts_[rows_all, j] += 1
             self._close(rows_all, np.full(n_runs, j), x, np.ones(n_runs))
         t0 = np.full(n_runs, k0, dtype=np.int64)
@@ -150,7 +151,7 @@ class _AdaP(Policy):
             complete = played == length
             if complete.any():
                 cr, ca = rows[complete], arm[complete]
-                sums = env._rng.binomial(length[complete], mu[cr, ca]).astype(float)
+                sums = env.block_sums(cr, ca, length[complete]).astype(float)
                 self._close(cr, ca, sums, length[complete].astype(float))
             live = t0 < horizon
         return regret, pulls
@@ -178,8 +179,8 @@ class AdaPUCB(_AdaP):
     epsilon-DP. Differences from Anytime-Lazy-UCB (Hu, Huang, Mehta and Hegde, Sec. 4.1): the
     doubling is on the total count (batches 1, 1, 2, 4, ...) and AdaP *commits* to the chosen
     arm for the whole episode.
-    **External, flagged**: the index is spec 000's reconstruction of Azize and Basu's eq. (7);
-    it could not be checked against their text here. Natural logarithms (DESIGN.md).
+    **External, flagged**: the index is a reconstruction of Azize and Basu's eq. (7); it could
+    not be checked against their text here. Natural logarithms throughout.
 
     References
     ----------
@@ -214,9 +215,9 @@ class AdaPKLUCB(_AdaP):
 
     Notes
     -----
-    Privacy as for :class:`AdaPUCB`. **External, flagged**: spec 000's reconstruction of Azize
-    and Basu's Algorithm 1 with the KL index; alpha = 3.1 is the value Azize and Basu used
-    (the seed papers do not state theirs, [AMBIG-8]).
+    Privacy as for :class:`AdaPUCB`. **External, flagged**: a reconstruction of Azize and
+    Basu's Algorithm 1 with the KL index; alpha = 3.1 is the value Azize and Basu used (the
+    seed papers do not state theirs; see the book's appendix of readings).
 
     References
     ----------

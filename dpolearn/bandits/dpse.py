@@ -1,9 +1,8 @@
 """DP-SE: differentially private successive elimination (Sajed and Sheffet, ICML 2019).
 
 External to the seed papers: Hu, Huang, Mehta and Hegde and Hu and Hegde only compare against
-it. The constants below follow the specs' working version (spec 000 Sec. 8.1, spec 002
-Sec. 6.1), which could not be checked against Sajed and Sheffet's own text here; see the
-class Notes.
+it. The constants below are the working version used by the book (see the appendix of readings),
+which could not be checked against Sajed and Sheffet's own text here; see the class Notes.
 """
 from __future__ import annotations
 
@@ -71,11 +70,11 @@ class DPSE(Policy):
     ``PureDP(epsilon)``.
 
     **External details, flagged.** Sajed and Sheffet's own text was not available to check
-    (searched for it; only the abstract was found). Following the project's design decision,
-    the default epoch length is the max form, which the project's design notes report from
-    two independent public implementations (one of them adds 1 instead of rounding up); the
-    sum form, which spec 002 prefers as the conservative reading, is offered for comparison. The elimination threshold
-    :math:`2(h_e + c_e)` and the constants 32, 8, 8 and 4 are the specs' working version.
+    (searched for it; only the abstract was found). The default epoch length is the max form,
+    the reading of two independent public implementations (one of them adds 1 instead of
+    rounding up); the sum form, the conservative reading, is offered for comparison (both are
+    discussed in the book's appendix of readings). The elimination threshold
+    :math:`2(h_e + c_e)` and the constants 32, 8, 8 and 4 are the book's working version.
     Epoch lengths are capped at the horizon (an epoch that long never completes, so the cap
     changes nothing).
 
@@ -164,19 +163,19 @@ class DPSE(Policy):
 
     # ---- block simulation ------------------------------------------------------------------
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Whole epochs at once: each active arm's epoch sum is one Binomial(R_e, mu) draw.
+        """Whole epochs at once: each active arm's epoch sum is one block draw of the environment.
 
-        Exact in distribution for Bernoulli rewards (the decisions inside an epoch do not
-        depend on its rewards); other environments fall back to the round-by-round loop.
-        Returns ``(regret, pulls)`` as :func:`dpolearn.simulate` expects.
+        Exact in distribution (the decisions inside an epoch do not depend on its rewards), on
+        any environment with exact block draws (``env.has_block_sums``): the epoch sum of arm a
+        is ``env.block_sums(rows, a, R_e)``. :func:`dpolearn.simulate` calls this after
+        :meth:`reset`. Returns ``(regret, pulls)`` as :func:`dpolearn.simulate` expects.
         """
-        from ..envs import BernoulliBandit
-        from ..simulate import _loop_bandit
-
-        if not isinstance(env, BernoulliBandit):
-            return _loop_bandit(self, env, horizon, checkpoints, n_runs, progress)
+        horizon = self.check_horizon(horizon)
+        if not getattr(env, "has_block_sums", False):
+            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
         ck = np.asarray(checkpoints)
-        mu, gaps = env.means_for(n_runs), env.gaps_for(n_runs)
+        gaps = env.gaps_for(n_runs)
+        all_arms = np.arange(self.n_arms)[None, :]
         regret = np.zeros((n_runs, len(ck)))
         pulls = np.zeros((n_runs, self.n_arms), dtype=np.int64)
         t0 = np.zeros(n_runs, dtype=np.int64)          # rounds played before the epoch
@@ -206,7 +205,8 @@ class DPSE(Policy):
             complete = played == R * s
             if complete.any():
                 cr = rows[complete]
-                sums = env._rng.binomial(R[complete, None], mu[cr]) * self.active_[cr]
+                # one draw per (run, arm); the sums of eliminated arms are masked out
+                sums = env.block_sums(cr[:, None], all_arms, R[complete, None]) * self.active_[cr]
                 self._eliminate(cr, sums)
             live = (self.n_active_ > 1) & (t0 < horizon)
         # exploitation: the survivor until the horizon

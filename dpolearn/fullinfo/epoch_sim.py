@@ -1,4 +1,4 @@
-"""Fast exact simulation and exact regret of RNM-FTNL (Wu and Wang 2025; spec 003 Sections 2-3).
+"""Fast exact simulation and exact regret of RNM-FTNL (Wu and Wang 2025, Algorithm 1 and Sec. 4).
 
 RNM-FTNL's actions depend only on the epoch decisions J_0, J_1, ..., and each J_r depends only
 on the loss sums G_r of epoch r. So a simulation can draw G_r directly instead of looping over
@@ -14,18 +14,16 @@ probabilities of report-noisy-max, computed here for each noise family.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
-
 import numpy as np
 from scipy import special
 
-from .._validation import (as_rng, check_choice, check_epsilon, check_means, check_positive_int,
-                           check_probability)
+from .._validation import as_rng, check_bool, check_choice, check_epsilon, check_means, check_positive_int
+from ..envs import TwoPointExperts
 from ..mechanisms.noisy_max import NOISE_FAMILIES
 from .rnm_ftnl import SCALE_FACTORS, RNMFTNL, n_epochs
 
-__all__ = ["TwoPointLosses", "epoch_loss_sums", "simulate_epochs", "simulate_policy_epochs",
+__all__ = ["TwoPointLosses", "epoch_loss_sums", "simulate_epochs", "run_epochs",
+           "simulate_policy_epochs",
            "rnm_probabilities", "exact_regret_deterministic", "noise_difference_sf",
            "two_action_probability", "privacy_loss_two_actions"]
 
@@ -33,66 +31,40 @@ __all__ = ["TwoPointLosses", "epoch_loss_sums", "simulate_epochs", "simulate_pol
 # ---------------------------------------------------------------------------------------------
 # Instances
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TwoPointLosses:
-    """Product instance whose loss j is ``high[j]`` with probability ``p_high[j]``, else ``low[j]``.
-
-    Bernoulli losses are ``low = 0, high = 1``; deterministic losses are ``low = high``.
-    Arrays have shape (K,) or (n_runs, K).
-    """
-
-    low: np.ndarray
-    high: np.ndarray
-    p_high: np.ndarray
-
-    def __post_init__(self):
-        low = check_means(self.low, name="low")
-        high = check_means(self.high, name="high")
-        p = check_probability("p_high", np.asarray(self.p_high, dtype=float))
-        p = np.broadcast_to(np.asarray(p, dtype=float), np.broadcast_shapes(low.shape, high.shape,
-                                                                             np.shape(p)))
-        if np.any(high < low):
-            raise ValueError(f"high must be >= low, got high={high!r}, low={low!r}")
-        object.__setattr__(self, "low", np.broadcast_to(low, p.shape))
-        object.__setattr__(self, "high", np.broadcast_to(high, p.shape))
-        object.__setattr__(self, "p_high", p)
-
-    @classmethod
-    def bernoulli(cls, means) -> "TwoPointLosses":
-        m = check_means(means)
-        return cls(np.zeros_like(m), np.ones_like(m), m)
-
-    @classmethod
-    def deterministic(cls, means) -> "TwoPointLosses":
-        m = check_means(means)
-        return cls(m, m, np.zeros_like(m))
-
-    @property
-    def means(self) -> np.ndarray:
-        return self.low + (self.high - self.low) * self.p_high
-
-    @property
-    def n_arms(self) -> int:
-        return self.p_high.shape[-1]
+#: The two-point instances are the full-information environment
+#: :class:`dpolearn.envs.TwoPointExperts`; this name is kept for existing callers.
+TwoPointLosses = TwoPointExperts
 
 
-def epoch_loss_sums(instance: TwoPointLosses, n: int, resample: bool, n_runs: int,
+def epoch_loss_sums(instance: TwoPointExperts, n: int, resample: bool, n_runs: int,
                     rng) -> np.ndarray:
-    """One epoch's loss sums G_r of n rounds, shape (n_runs, K), exact in distribution."""
-    shape = (n_runs, instance.n_arms)
-    if resample:      # each resampled coordinate is Bernoulli(mu_j), independent over rounds
-        return rng.binomial(n, np.broadcast_to(instance.means, shape)).astype(float)
-    low = np.broadcast_to(instance.low, shape)
-    spread = np.broadcast_to(instance.high - instance.low, shape)
-    k = rng.binomial(n, np.broadcast_to(instance.p_high, shape))
-    return n * low + spread * k
+    """One epoch's loss sums G_r of n rounds, shape (n_runs, K), exact in distribution.
+
+    A stand-alone draw from a fresh copy of ``instance`` (see
+    :meth:`dpolearn.envs.TwoPointExperts.loss_block_sums`).
+    """
+    if not isinstance(instance, TwoPointExperts):
+        raise TypeError(f"instance must be a TwoPointExperts, got {instance!r}")
+    n = check_positive_int("n", n)
+    resample = check_bool("resample", resample)
+    n_runs = check_positive_int("n_runs", n_runs)
+    env = TwoPointExperts(instance.low, instance.high, instance.p_high)
+    env.reset(n_runs, as_rng(rng))
+    return env.loss_block_sums(n, resampled=resample)
 
 
 # ---------------------------------------------------------------------------------------------
 # Epoch-level simulator
 # ---------------------------------------------------------------------------------------------
-def _run_epochs(policy: RNMFTNL, draw_sums, gaps, horizon, ck, n_runs):
-    """Shared loop: ``policy`` is already reset (``J_`` = J_0); ``draw_sums(n)`` gives G_r."""
+def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
+    """RNM-FTNL epoch by epoch: epoch r plays J_{r-1} for its ``n_r = 2^(r-1)`` rounds
+    (truncated at the horizon), then J_r is report-noisy-max on the epoch's loss sums G_r.
+
+    ``policy`` is already reset (``J_`` = J_0) and ``env`` offers ``loss_block_sums`` (with
+    ``resampled`` set to the policy's resampling flag). Returns ``(regret, pulls)`` with the
+    pseudo-regret at the checkpoints ``ck``.
+    """
+    gaps = env.gaps_for(n_runs)
     rows = np.arange(n_runs)
     regret = np.empty((n_runs, len(ck)))
     pulls = np.zeros((n_runs, gaps.shape[1]), dtype=np.int64)
@@ -107,23 +79,42 @@ def _run_epochs(policy: RNMFTNL, draw_sums, gaps, horizon, ck, n_runs):
         running += n_eff * gap
         pulls[rows, policy.J_] += n_eff
         if last < horizon:                                   # J_r is needed: draw G_r
-            policy.J_ = policy.noisy_leader(draw_sums(2 ** (r - 1)))
+            sums = env.loss_block_sums(2 ** (r - 1), resampled=bool(policy.resample))
+            policy.J_ = policy.noisy_leader(sums)
     return regret, pulls
 
 
-def simulate_epochs(policy: RNMFTNL, instance: TwoPointLosses, horizon: int, n_runs: int = 1,
+def simulate_policy_epochs(policy: RNMFTNL, env, horizon, ck, n_runs):
+    """The ``simulate_fast`` hook of :class:`~dpolearn.fullinfo.RNMFTNL`: :func:`run_epochs`.
+
+    :func:`dpolearn.simulate` calls it (after ``reset``) only on environments with exact block
+    draws (``env.has_block_sums``). The environment draws the loss sums and the policy's
+    generator the noise.
+    """
+    horizon = policy.check_horizon(horizon)
+    if not getattr(env, "has_block_sums", False):
+        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
+    return run_epochs(policy, env, horizon, np.asarray(ck), n_runs)
+
+
+def simulate_epochs(policy: RNMFTNL, instance: TwoPointExperts, horizon: int, n_runs: int = 1,
                     seed=0, *, checkpoints="log"):
     """Epoch-level simulation of an RNM-FTNL policy on a two-point (or Bernoulli) instance.
+
+    The same as ``dpolearn.simulate(policy, instance, horizon, n_runs, seed,
+    checkpoints=checkpoints)`` (bit for bit), which dispatches to the epoch path by itself;
+    kept for existing callers.
 
     Parameters
     ----------
     policy : RNMFTNL
         Any configuration (NaiveFTNL too).
-    instance : TwoPointLosses
+    instance : TwoPointExperts
         Loss distributions; gaps are taken w.r.t. the smallest mean loss.
     horizon, n_runs : int
     seed : int or SeedSequence
-        Data and policy draw from two independent child streams.
+        Data and policy draw from two independent child streams; a SeedSequence is copied,
+        never advanced.
     checkpoints : see :func:`dpolearn.make_checkpoints`
 
     Returns
@@ -131,48 +122,18 @@ def simulate_epochs(policy: RNMFTNL, instance: TwoPointLosses, horizon: int, n_r
     Result
         As :func:`dpolearn.simulate` would return for the round-by-round policy.
     """
-    from ..simulate import Result, make_checkpoints
+    from ..simulate import simulate
 
     if not isinstance(policy, RNMFTNL):
         raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
-    if not isinstance(instance, TwoPointLosses):
-        raise TypeError(f"instance must be a TwoPointLosses, got {instance!r}")
-    horizon = check_positive_int("horizon", horizon)
-    n_runs = check_positive_int("n_runs", n_runs)
-    ck = make_checkpoints(horizon, checkpoints)
-    seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    data_rng, policy_rng = (np.random.default_rng(s) for s in seq.spawn(2))
-    policy.reset(n_runs, instance.n_arms, policy_rng)
-    means = np.broadcast_to(instance.means, (n_runs, instance.n_arms))
-    gaps = means - means.min(axis=1, keepdims=True)
-    regret, pulls = _run_epochs(
-        policy, lambda n: epoch_loss_sums(instance, n, policy.resample, n_runs, data_rng),
-        gaps, horizon, ck, n_runs)
-    return Result(regret=regret, checkpoints=ck, pulls=pulls, label=policy.label,
-                  horizon=horizon, n_runs=n_runs, seed=seed, params=policy.params(),
-                  guarantee=policy.guarantee)
-
-
-def simulate_policy_epochs(policy: RNMFTNL, env, horizon, ck, n_runs):
-    """The ``simulate_fast`` hook: epoch-level on Bernoulli experts, else the per-round loop.
-
-    On :class:`~dpolearn.envs.BernoulliExperts` resampling changes nothing in law (a Bernoulli
-    loss resampled is the same Bernoulli), and G_{r,j} ~ Binomial(n_r, mu_j) either way. The
-    environment's generator draws the sums and the policy's generator the noise.
-    """
-    from ..envs import BernoulliExperts
-    from ..simulate import _loop_full
-
-    if type(env) is not BernoulliExperts:
-        return _loop_full(policy, env, horizon, ck, n_runs, False)
-    mu = np.ascontiguousarray(env.loss_means_for(n_runs))
-    gaps = mu - mu.min(axis=1, keepdims=True)
-    return _run_epochs(policy, lambda n: env._rng.binomial(n, mu).astype(float), gaps,
-                       horizon, ck, n_runs)
+    if not isinstance(instance, TwoPointExperts):
+        raise TypeError(f"instance must be a TwoPointExperts, got {instance!r}")
+    return simulate(policy, instance, horizon, n_runs, seed, checkpoints=checkpoints,
+                    progress=False)
 
 
 # ---------------------------------------------------------------------------------------------
-# Exact selection probabilities of report-noisy-max (spec 003 Section 3.2)
+# Exact selection probabilities of report-noisy-max
 # ---------------------------------------------------------------------------------------------
 def _gauss_legendre_pieces(edges, nodes_per_piece):
     x, w = np.polynomial.legendre.leggauss(nodes_per_piece)
@@ -244,7 +205,7 @@ def rnm_probabilities(scores, noise: str = "laplace", beta: float = 1.0) -> np.n
 
 
 # ---------------------------------------------------------------------------------------------
-# Exact expected regret in the deterministic setting (spec 003 Section 2.4)
+# Exact expected regret in the deterministic setting (Wu and Wang 2025, Sec. 4)
 # ---------------------------------------------------------------------------------------------
 def _scale_factor(scale, noise):
     if isinstance(scale, str):
@@ -363,7 +324,7 @@ def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
 
     Enumerates the joint law of the two epoch sums (binomial) and applies
     P[J = 1 | G] = P(Q_2 - Q_1 > G_2 - G_1). ``beta = 0`` is the noiseless argmax with ties
-    counted as one half (as in spec 003 Section 6.1).
+    counted as one half.
     """
     if instance.n_arms != 2 or instance.p_high.ndim != 1:
         raise ValueError(f"instance must have K = 2 actions and shape (2,), got {instance!r}")
