@@ -41,7 +41,7 @@ The checks, by name:
     class (and numpy as ``np``, ``array``, ``inf``, ``nan``) builds a policy with equal
     ``params()``.
 ``bad_epsilon``
-    If the policy takes a privacy parameter ``epsilon`` (it appears in ``params()``), the
+    If the policy takes a privacy parameter ``epsilon`` (in ``params()`` or as an attribute), the
     factory raises ``ValueError`` or ``TypeError`` naming ``epsilon`` for 0, -1, nan and the
     string ``"1"``.
 
@@ -277,7 +277,9 @@ class _Checker:
                 where = ("the first round (rounds are 1-based)" if t == 1 else
                          f"the last round T = {self.horizon}" if t == self.horizon else
                          f"round {t}")
-                name = "feedback" if stage == "update" else "rounds"
+                # a defect of the feedback format shows in the first updates; one of 0-based
+                # bookkeeping in select, or at the last round
+                name = "feedback" if stage == "update" and t < self.horizon else "rounds"
                 kind = ("a reward array of shape (n_runs,)" if policy.feedback == "bandit"
                         else "a loss array of shape (n_runs, n_arms)")
                 msg = f"{stage}({t}, ...) raised {_describe(exc)} at {where}"
@@ -417,10 +419,11 @@ class _Checker:
         return []
 
     def bad_epsilon(self):
+        policy = self.fresh()
         try:
-            takes = "epsilon" in self.fresh().params()
+            takes = "epsilon" in policy.params() or hasattr(policy, "epsilon")
         except Exception:
-            takes = False
+            takes = hasattr(policy, "epsilon")
         if not takes:
             return None
         problems = []
@@ -514,7 +517,8 @@ def check_policy(policy_or_factory, *, epsilon: float = 1.0, horizon: int = 200,
 
     def run(name, fn, needs_simulation=True):
         if needs_simulation and drive_failed:
-            report.skipped.append((name, "the policy could not be driven for T rounds"))
+            if name not in report.failed:
+                report.skipped.append((name, "the policy could not be driven for T rounds"))
             return
         try:
             problems = fn()
