@@ -2,10 +2,12 @@
 """Write (or check) the paired ``book/<chapter>.ipynb`` of every notebook chapter in ``_toc.yml``.
 
 Colab opens only ``.ipynb`` files from GitHub, and the book's Binder/Colab buttons point at
-``book/<chapter>.ipynb`` when it exists, so these notebooks are committed. They are generated:
+``book/<chapter>.ipynb`` when it exists, so these notebooks are committed. They are the public
+edition of each chapter converted to plain Markdown and code by ``tools/myst_to_notebook.py``
+(solutions included, as "Solution to Exercise N" sections; no outputs). They are generated:
 never edit them, edit the ``.md`` chapter and run
 
-    .venv/bin/python tools/sync_notebooks.py           # rewrite book/*.ipynb
+    make notebooks                                      # or: .venv/bin/python tools/sync_notebooks.py
     git add -f book/*.ipynb                             # (.gitignore lists book/**/*.ipynb)
 
 ``--check`` only reports stale or missing notebooks (exit 1); ``tests/test_notebooks.py`` runs
@@ -18,31 +20,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+sys.path.insert(0, str(ROOT / "tools"))
 
-from dpolearn_book import is_notebook_source, paired_notebook  # noqa: E402
+from myst_to_notebook import convert_chapter, is_notebook_source, notebook_text, toc_files  # noqa: E402,F401
 
 
-def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
-    """Every ``file:`` entry of ``_toc.yml`` (root first), without suffix, in order."""
-    import yaml
-
-    toc = yaml.safe_load(toc_path.read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(toc)
-    return files
+def paired_notebook(md: Path) -> str:
+    """The committed twin of chapter ``md`` (public edition, no outputs), as JSON text."""
+    return notebook_text(convert_chapter(md, "public"))
 
 
 def notebook_chapters() -> list[Path]:

@@ -10,23 +10,29 @@ an nbclient hang with widget cells, see :func:`patch_nbclient_reply_polling`).
    manager finds its fonts, and a bridge for its MathJax 2 typeset call). Repeated inline
    scripts (sphinx-thebe's config, emitted twice) are dropped from each page, and the theme gets
    an explicit colour mode (its empty default logs a console error on a first visit).
-2. **Downloadable notebooks.** sphinx-book-theme already copies each executed MyST notebook to
-   ``_sources/<page>.ipynb`` for its ".ipynb" download button; we prepend the install cell
-   (:data:`INSTALL_SOURCE`) so a downloaded chapter also runs outside a clone.
+2. **Downloadable notebooks.** sphinx-book-theme copies each executed MyST notebook to
+   ``_sources/<page>.ipynb`` for its ".ipynb" download button. Neither Colab nor classic
+   Jupyter renders MyST, so we replace that file with the chapter converted to plain Markdown
+   and code by ``tools/myst_to_notebook.py`` (install cell first), for the edition being built
+   (config value ``dpolearn_edition``: ``public``, or ``student`` without solutions, see
+   ``tools/editions.py``), with the outputs of the executed notebook copied cell by cell.
 3. **Paired notebooks for Colab and Binder.** Colab opens only ``.ipynb`` files from GitHub. The
    theme points its launch buttons at ``book/<page>.ipynb`` when that file exists next to the
-   ``.md`` source, so those notebooks are committed. :func:`paired_notebook` builds one from
-   its ``.md`` chapter (jupytext conversion, no outputs, install cell first);
-   ``tools/sync_notebooks.py`` writes them and ``tests/test_notebooks.py`` checks they are in
-   sync.
+   ``.md`` source, so those notebooks are committed. :func:`paired_notebook` is the same
+   conversion (public edition, no outputs); ``tools/sync_notebooks.py`` writes them and
+   ``tests/test_notebooks.py`` checks they are in sync.
 
-Chapters themselves carry no install cell: it is added here, in one place.
+Chapters themselves carry no install cell: the converter adds it, in one place.
 """
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
-from typing import Optional
+
+from sphinx.util import logging as sphinx_logging
+
+logger = sphinx_logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "book" / "_vendor"
@@ -41,97 +47,21 @@ WIDGETS_JS = {
     f"{STATIC_SUBDIR}/html-manager/embed-amd.js": {
         "data-jupyter-widgets-cdn": "https://cdn.jsdelivr.net/npm/"},
 }
-INSTALL_TAG = "dpolearn-install"
-DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
+TOOLS = ROOT / "tools"
+if str(TOOLS) not in sys.path:
+    sys.path.insert(0, str(TOOLS))
+
+# The notebook conversion lives in tools/myst_to_notebook.py (also a command-line tool).
+from myst_to_notebook import (INSTALL_TAG, convert_chapter, copy_outputs,  # noqa: E402,F401
+                              install_source, is_notebook_source, notebook_text,
+                              repository_settings)
+
+EDITION_CONFIG = "dpolearn_edition"
 
 
-def install_source(repository_url: str = DEFAULT_REPOSITORY, branch: str = "main") -> str:
-    """Source of the first cell of every downloadable / Colab notebook.
-
-    In a clone after ``pip install -r requirements.txt`` (and in the book build) ``dpolearn``
-    imports and the cell does nothing; elsewhere it installs the package from the repository
-    named by ``repository.url`` in ``_config.yml``.
-    """
-    url = repository_url.rstrip("/")
-    if url.endswith(".git"):
-        url = url[:-4]
-    return (
-        "# Opened outside a clone of the dpolearn repository (Colab, Binder or a downloaded\n"
-        "# notebook)? This cell installs the dpolearn package. In a clone, after\n"
-        "# `pip install -r requirements.txt`, it does nothing.\n"
-        "try:\n"
-        "    import dpolearn\n"
-        "except ImportError:\n"
-        f"    %pip install --quiet \"dpolearn @ git+{url}@{branch}\"\n"
-    )
-
-
-INSTALL_SOURCE = install_source()
-
-
-def repository_settings(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
-    """``(repository.url, repository.branch)`` from the book's ``_config.yml``."""
-    import yaml
-
-    repo = (yaml.safe_load(config_path.read_text()) or {}).get("repository") or {}
-    return repo.get("url", DEFAULT_REPOSITORY), repo.get("branch", "main")
-
-
-def install_cell(repository_url: str, branch: str):
-    """The install cell as an nbformat code cell (tagged :data:`INSTALL_TAG`)."""
-    import nbformat
-
-    cell = nbformat.v4.new_code_cell(install_source(repository_url, branch))
-    cell.metadata["tags"] = [INSTALL_TAG]
-    return cell
-
-
-def with_install_cell(nb, repository_url: str, branch: str):
-    """Return ``nb`` with the install cell first (no-op if it already has one)."""
-    if nb.cells and INSTALL_TAG in nb.cells[0].get("metadata", {}).get("tags", []):
-        return nb
-    nb.cells.insert(0, install_cell(repository_url, branch))
-    return nb
-
-
-def is_notebook_source(md_path: Path) -> bool:
-    """True if ``md_path`` is a MyST notebook (jupytext front matter with a kernelspec)."""
-    text = md_path.read_text(encoding="utf-8")
-    if not text.startswith("---"):
-        return False
-    front = text.split("---", 2)[1]
-    return "kernelspec" in front
-
-
-def paired_notebook(md_path: Path, repository_url: Optional[str] = None,
-                    branch: Optional[str] = None) -> str:
-    """The committed ``.ipynb`` twin of chapter ``md_path``, as a JSON string.
-
-    Jupytext converts the MyST notebook; jupytext's own metadata (which records the jupytext
-    version) is dropped and cell ids are numbered, so the text depends only on the chapter.
-    """
-    import jupytext
-    import nbformat
-
-    if repository_url is None or branch is None:
-        repository_url, branch = repository_settings()
-    nb = jupytext.read(md_path, fmt="md:myst")
-    nb.metadata.pop("jupytext", None)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
-                                 "name": "python3"}
-    nb.metadata["language_info"] = {"name": "python"}
-    nb.metadata["dpolearn"] = {
-        "generated_from": md_path.resolve().relative_to(ROOT).as_posix(),
-        "note": "generated by tools/sync_notebooks.py; edit the .md chapter, not this file"}
-    with_install_cell(nb, repository_url, branch)
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i}"
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    nb.nbformat, nb.nbformat_minor = 4, 5
-    nbformat.validate(nb)
-    return nbformat.writes(nb, version=4) + "\n"
+def paired_notebook(md_path: Path) -> str:
+    """The committed ``.ipynb`` twin of chapter ``md_path`` (public edition, no outputs), as JSON."""
+    return notebook_text(convert_chapter(md_path, "public"))
 
 
 # --------------------------------------------------------------------------- execution
@@ -209,7 +139,7 @@ def _theme_defaults(app, config) -> None:
 
 
 def _finish(app, exception) -> None:
-    """build-finished: copy the vendored assets; add the install cell to notebook downloads."""
+    """build-finished: copy the vendored assets; make the ".ipynb" downloads plain notebooks."""
     if exception is not None or app.builder.format != "html":
         return
     out = Path(app.outdir)
@@ -218,13 +148,22 @@ def _finish(app, exception) -> None:
         shutil.copytree(OWN_STATIC, out / "_static" / STATIC_SUBDIR, dirs_exist_ok=True)
     import nbformat
 
-    url = app.config.html_theme_options.get("repository_url") or DEFAULT_REPOSITORY
-    branch = app.config.html_theme_options.get("repository_branch") or "main"
-    for docname in app.env.found_docs:
+    edition = getattr(app.config, EDITION_CONFIG, "public")
+    srcdir = Path(app.srcdir)
+    # The package comes from the repository's own _config.yml, also for an edition whose
+    # repository.url names another repository (one that publishes the student edition).
+    package_url, _ = repository_settings(ROOT / "_config.yml")
+    for docname in sorted(app.env.found_docs):
         ipynb = out / "_sources" / f"{docname}.ipynb"
-        if ipynb.exists():
-            nb = nbformat.read(ipynb, as_version=4)
-            nbformat.write(with_install_cell(nb, url, branch), ipynb)
+        md = srcdir / f"{docname}.md"
+        if not (ipynb.exists() and md.exists() and is_notebook_source(md)):
+            continue
+        executed = nbformat.read(ipynb, as_version=4)
+        plain = convert_chapter(md, edition, root=srcdir, repository_url=package_url)
+        if not copy_outputs(plain, executed):
+            logger.warning(f"{docname}: code cells differ from the executed notebook; the "
+                           ".ipynb download has no outputs", type="dpolearn", subtype="download")
+        ipynb.write_text(notebook_text(plain), encoding="utf-8")
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
@@ -250,6 +189,8 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app):
     patch_nbclient_reply_polling()
+    # "public" (solutions in dropdowns) or "student" (no solutions); set by tools/editions.py.
+    app.add_config_value(EDITION_CONFIG, "public", "env")
     app.connect("config-inited", _use_local_assets, priority=900)
     app.connect("config-inited", _theme_defaults, priority=900)
     app.connect("html-page-context", _dedupe_scripts, priority=100)

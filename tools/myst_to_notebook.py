@@ -1,0 +1,762 @@
+#!/usr/bin/env python3
+"""Convert a MyST Markdown chapter of the book into a notebook of plain Markdown and code.
+
+Colab and the classic Jupyter front ends do not render MyST: a jupytext conversion shows
+admonitions, ``prf:`` boxes, exercise and solution directives and roles such as ``{cite:p}`` as
+literal markup. This converter reads the chapter with jupytext (so code cells and their
+metadata come through unchanged) and rewrites every Markdown cell:
+
+* admonitions and dropdowns become a bold title and a blockquote;
+* theorem, definition, algorithm, ... boxes become ``**Theorem 3 (title).** ...`` with the number
+  the rendered book shows (Sphinx numbers each kind of box, exercises and figures book-wide in
+  table-of-contents order, because the table of contents is not numbered);
+* exercises become ``**Exercise 22**``; solutions become ``**Solution to Exercise 22**``
+  sections (public and instructor editions) or disappear with their code cells (student
+  edition, see :func:`editions.strip_solutions`);
+* citations become "Author (Year)" / "(Author, Year)" from ``book/references.bib``, and the
+  ``{bibliography}`` directive a list of the works cited in the chapter;
+* cross-references become their text (section title, "Theorem 3", "Fig. 5", ...) plus a link to
+  the page on the book's site (:func:`book_site_url`);
+* ``{literalinclude}`` becomes the included code as a fenced block;
+* figure captions in ``mystnb`` metadata become an italic caption line after the cell;
+* cells tagged ``remove-cell`` stay (they are set-up code the rest needs) but are collapsed, as
+  are ``hide-input`` / ``remove-input`` sources; ``hide-output`` outputs are collapsed.
+
+The first cell installs ``dpolearn`` when it is not importable, pinned to the tagged release
+``v<version>`` of ``pyproject.toml`` (:func:`install_source`).
+
+Usage: ``python tools/myst_to_notebook.py book/primer.md --edition student -o primer.ipynb``.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import codecs
+import copy
+import re
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))
+
+from editions import EDITIONS, strip_solutions  # noqa: E402
+
+INSTALL_TAG = "dpolearn-install"
+DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
+
+#: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
+DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
+#: Opening fence of a plain code block (```python, ~~~).
+CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
+#: An inline role ``{name}`content```.
+ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
+#: A MyST target line ``(label)=``.
+TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
+#: Explicit title in a role: ``text <target>``.
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+
+ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attention", "danger",
+               "error", "seealso", "admonition", "dropdown", "margin", "sidebar", "topic"}
+CODE_DIRECTIVES = {"code", "code-block", "sourcecode"}
+#: Sphinx-proof kinds and how the book names them.
+PRF_NAMES = {"theorem": "Theorem", "lemma": "Lemma", "definition": "Definition",
+             "algorithm": "Algorithm", "corollary": "Corollary", "proposition": "Proposition",
+             "conjecture": "Conjecture", "remark": "Remark", "example": "Example",
+             "axiom": "Axiom", "criterion": "Criterion", "observation": "Observation",
+             "assumption": "Assumption", "property": "Property", "notation": "Notation"}
+
+
+# ============================================================================ parsing
+
+@dataclass
+class Directive:
+    """One fenced directive: name, argument, options and body lines (not yet converted)."""
+
+    name: str
+    arg: str
+    options: dict
+    body: list
+
+
+def parse_options(lines: list[str]) -> tuple[dict, list[str]]:
+    """Split the ``:key: value`` lines (or a ``---`` YAML block) off the start of a body."""
+    options: dict = {}
+    if lines and lines[0].strip() == "---":
+        import yaml
+
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is not None:
+            options = yaml.safe_load("\n".join(lines[1:end])) or {}
+            return options, lines[end + 1:]
+    i = 0
+    while i < len(lines):
+        match = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i])
+        if not match:
+            break
+        options[match.group(1)] = match.group(2).strip()
+        i += 1
+    return options, lines[i:]
+
+
+def parse_blocks(text: str) -> list:
+    """Split Markdown into plain lines (``str``), literal code blocks (``tuple``) and
+    :class:`Directive` objects, nested directives left inside their parent's body."""
+    lines = text.split("\n")
+    blocks: list = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = DIRECTIVE_OPEN.match(line)
+        code = None if opened else CODE_OPEN.match(line)
+        if opened or code:
+            m = opened or code
+            fence = m.group("fence")
+            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+            j = i + 1
+            while j < len(lines) and not closing.match(lines[j]):
+                j += 1
+            inner = lines[i + 1:j]
+            if opened:
+                options, body = parse_options(inner)
+                blocks.append(Directive(m.group("name"), m.group("arg").strip(), options, body))
+            else:
+                blocks.append(("code", lines[i:j + 1]))
+            i = j + 1
+            continue
+        blocks.append(line)
+        i += 1
+    return blocks
+
+
+# ============================================================================ the book index
+
+@dataclass
+class Target:
+    """Something a cross-reference can point at."""
+
+    doc: str
+    kind: str                      # "section", "exercise", "solution", "theorem", "figure", ...
+    number: Optional[int] = None
+    title: str = ""
+
+    def name(self) -> str:
+        """How the book names a numbered target: "Theorem 3", "Exercise 22", "Fig. 5"."""
+        if self.kind == "figure":
+            return f"Fig. {self.number}"
+        word = PRF_NAMES.get(self.kind, self.kind.capitalize())
+        return f"{word} {self.number}" if self.number is not None else word
+
+
+@dataclass
+class BookIndex:
+    """Numbers, titles and pages of every label in the book, plus its bibliography."""
+
+    root: Path
+    docs: list
+    targets: dict = field(default_factory=dict)
+    doc_titles: dict = field(default_factory=dict)
+    bib: dict = field(default_factory=dict)
+
+
+
+def _plain(text: str) -> str:
+    """Heading text without roles or emphasis markers (for link texts)."""
+    text = ROLE.sub(lambda m: EXPLICIT.sub(r"\g<text>", m.group("content")), text)
+    return text.replace("**", "").strip()
+
+
+def _read_cells(md_path: Path):
+    import jupytext
+
+    return jupytext.read(md_path, fmt="md:myst").cells
+
+
+def _walk_directives(blocks: Iterable, visit) -> None:
+    for block in blocks:
+        if isinstance(block, Directive):
+            visit(block)
+            if block.name not in CODE_DIRECTIVES and block.name != "literalinclude":
+                _walk_directives(parse_blocks("\n".join(block.body)), visit)
+
+
+def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
+    """Every ``file:`` entry of ``_toc.yml`` (root first), without suffix, in order."""
+    import yaml
+
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(toc)
+    return files
+
+
+def is_notebook_source(md_path: Path) -> bool:
+    """True if ``md_path`` is a MyST notebook (jupytext front matter with a kernelspec)."""
+    text = Path(md_path).read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    return "kernelspec" in text.split("---", 2)[1]
+
+
+def build_index(root: Path) -> BookIndex:
+    """Scan every document of ``root/_toc.yml`` in order and number what Sphinx numbers."""
+    docs = toc_files(root / "_toc.yml")
+    index = BookIndex(root=root, docs=docs)
+    counters: dict = {}
+
+    def count(kind: str) -> int:
+        counters[kind] = counters.get(kind, 0) + 1
+        return counters[kind]
+
+    for doc in docs:
+        path = root / f"{doc}.md"
+        if not path.exists():
+            continue
+        cells = _read_cells(path)
+        exercise_numbers: dict = {}
+        for cell in cells:
+            if cell.cell_type == "code":
+                fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
+                if fig.get("name"):
+                    index.targets[fig["name"]] = Target(doc, "figure", count("figure"),
+                                                        _plain(str(fig.get("caption", ""))))
+                continue
+            lines = cell.source.split("\n")
+            for k, line in enumerate(lines):
+                target = TARGET.match(line)
+                heading = HEADING.match(line)
+                if heading and heading.group("hashes") == "#" and doc not in index.doc_titles:
+                    index.doc_titles[doc] = _plain(heading.group("title"))
+                if target:
+                    nxt = next((l for l in lines[k + 1:] if l.strip()), "")
+                    h = HEADING.match(nxt)
+                    index.targets[target.group("label")] = Target(
+                        doc, "section", None, _plain(h.group("title")) if h else target.group("label"))
+
+            def visit(d: Directive):
+                label = d.options.get("label")
+                nonumber = "nonumber" in d.options
+                if d.name in ("exercise", "exercise-start"):
+                    number = None if nonumber else count("exercise")
+                    if label:
+                        index.targets[label] = Target(doc, "exercise", number, d.arg)
+                        exercise_numbers[label] = number
+                elif d.name.startswith("prf:") and d.name[4:] in PRF_NAMES:
+                    kind = d.name[4:]
+                    number = None if nonumber else count(kind)
+                    if label:
+                        index.targets[label] = Target(doc, kind, number, d.arg)
+                elif d.name in ("solution", "solution-start") and label:
+                    index.targets[label] = Target(doc, "solution", None, d.arg)
+                elif d.name == "figure" and label or d.name == "figure" and d.options.get("name"):
+                    name = label or d.options["name"]
+                    index.targets[name] = Target(doc, "figure", count("figure"), "")
+
+            _walk_directives(parse_blocks(cell.source), visit)
+    index.bib = read_bibliography(root / "book" / "references.bib")
+    return index
+
+
+@lru_cache(maxsize=4)
+def _cached_index(root: str, stamp: tuple) -> BookIndex:
+    return build_index(Path(root))
+
+
+def book_index(root: Path = ROOT) -> BookIndex:
+    """:func:`build_index`, cached while no chapter, ``_toc.yml`` or ``_config.yml`` changes."""
+    files = [root / "_toc.yml", root / "_config.yml", *sorted((root / "book").glob("*.md")),
+             root / "book" / "references.bib"]
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files if p.exists())
+    return _cached_index(str(root), stamp)
+
+
+# ============================================================================ settings
+
+def _config(config_path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+
+
+def repository_settings(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
+    """``(repository.url, repository.branch)`` from the book's ``_config.yml``."""
+    repo = _config(config_path).get("repository") or {}
+    return repo.get("url", DEFAULT_REPOSITORY), repo.get("branch", "main")
+
+
+def book_site_url(config_path: Path = ROOT / "_config.yml", edition: str = "public") -> Optional[str]:
+    """Base address of the published book, ending in ``/`` (``None``: no known site).
+
+    ``html.baseurl`` of ``_config.yml`` when it is set. Otherwise, for the public and
+    instructor editions, the GitHub Pages address of ``repository.url``
+    (``https://github.com/OWNER/REPO`` -> ``https://OWNER.github.io/REPO/``), where
+    ``ghp-import`` of ``_build/html`` publishes the book; the student edition has no fallback
+    (the public pages show the solutions), so its cross-references are then plain text.
+    """
+    config = _config(config_path)
+    base = (config.get("html") or {}).get("baseurl")
+    if base:
+        return base.rstrip("/") + "/"
+    if edition == "student":
+        return None
+    url, _ = repository_settings(config_path)
+    m = re.match(r"^https?://github\.com/([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    if m:
+        return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/"
+    return url.rstrip("/") + "/"
+
+
+def release_version(pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """``project.version`` of ``pyproject.toml`` (the release the notebooks belong to)."""
+    import tomllib
+
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+
+
+def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[str] = None) -> str:
+    """Source of the first cell of every notebook: install ``dpolearn`` if it is missing.
+
+    The package is pinned to the tag ``v<version>`` of the repository, the release the notebook
+    was generated from, so that a class's numbers do not drift during a term. In a clone after
+    ``pip install -r requirements.txt`` the import succeeds and the cell does nothing.
+    """
+    url = repository_url.rstrip("/")
+    if url.endswith(".git"):
+        url = url[:-4]
+    version = version or release_version()
+    return (
+        f"# Installs dpolearn {version} (the release this notebook belongs to) when it is missing,\n"
+        "# e.g. in Colab or Binder; in a clone after `pip install -r requirements.txt` it does nothing.\n"
+        "# Experiments run at quick scale; for the papers' scale run\n"
+        "# `import dpolearn as dpl; dpl.experiments.set_scale(\"paper\")` before the experiments.\n"
+        "try:\n"
+        "    import dpolearn\n"
+        "except ImportError:\n"
+        f"    %pip install --quiet \"dpolearn @ git+{url}@v{version}\"\n"
+    )
+
+
+# ============================================================================ bibliography
+
+@dataclass
+class BibEntry:
+    key: str
+    authors: list          # last names
+    year: str
+    title: str
+    venue: str
+
+    def author_text(self) -> str:
+        names = self.authors
+        if not names:
+            return self.key
+        if len(names) == 1:
+            return names[0]
+        if len(names) == 2:
+            return f"{names[0]} and {names[1]}"
+        return f"{names[0]} et al."
+
+
+def _latex_to_text(text: str) -> str:
+    try:
+        text = codecs.decode(text, "ulatex")
+    except Exception:           # latexcodec missing or an unknown macro: keep the raw text
+        pass
+    return re.sub(r"[{}]", "", text).replace("\\", "").strip()
+
+
+def read_bibliography(path: Path) -> dict:
+    """``key -> BibEntry`` for every entry of a BibTeX file (via pybtex)."""
+    if not path.exists():
+        return {}
+    from pybtex.database import parse_file
+
+    entries = {}
+    for key, entry in parse_file(str(path), bib_format="bibtex").entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        last = [_latex_to_text(" ".join(p.prelast_names + p.last_names)) for p in people]
+        fields = entry.fields
+        venue = fields.get("journal") or fields.get("booktitle") or fields.get("publisher") \
+            or fields.get("howpublished") or fields.get("note") or ""
+        entries[key] = BibEntry(key, last, _latex_to_text(fields.get("year", "n.d.")),
+                                _latex_to_text(fields.get("title", "")), _latex_to_text(venue))
+    return entries
+
+
+def _cite(index: BookIndex, name: str, content: str, cited: list) -> str:
+    keys = [k.strip() for k in content.split(",") if k.strip()]
+    entries = []
+    for key in keys:
+        if key not in cited:
+            cited.append(key)
+        entries.append(index.bib.get(key) or BibEntry(key, [], "", key, ""))
+    if name in ("cite:t", "cite:ts", "cite:author", "cite:authors"):
+        if name.startswith("cite:author"):
+            return ", ".join(e.author_text() for e in entries)
+        return ", ".join(f"{e.author_text()} ({e.year})" for e in entries)
+    if name in ("cite:year", "cite:years"):
+        return ", ".join(e.year for e in entries)
+    inner = "; ".join(f"{e.author_text()}, {e.year}" for e in entries)
+    return inner if name in ("cite:alp", "cite:alps") else f"({inner})"
+
+
+def _bibliography(index: BookIndex, cited: list) -> list[str]:
+    lines = []
+    for key in sorted(cited, key=lambda k: (index.bib[k].author_text().lower(), index.bib[k].year)
+                      if k in index.bib else (k, "")):
+        e = index.bib.get(key)
+        if e is None:
+            continue
+        authors = ", ".join(e.authors[:-1]) + " and " + e.authors[-1] if len(e.authors) > 1 \
+            else "".join(e.authors)
+        venue = f" {e.venue}." if e.venue else ""
+        lines.append(f"- {authors} ({e.year}). *{e.title}*.{venue}")
+    return lines
+
+
+# ============================================================================ rendering
+
+class Converter:
+    """Turns the Markdown of one chapter into plain Markdown, for one edition."""
+
+    def __init__(self, index: BookIndex, doc: str, md_path: Path, edition: str,
+                 base_url: Optional[str]):
+        if edition not in EDITIONS:
+            raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
+        self.index, self.doc, self.md_path, self.edition = index, doc, md_path, edition
+        self.base_url = base_url
+        self.cited: list = []
+        self.exercise_count = 0
+
+    # ------------------------------------------------------------------ roles
+    def url(self, doc: str, anchor: str = "") -> Optional[str]:
+        """Address of a page (and anchor) on the edition's site, if it has one."""
+        if self.base_url is None:
+            return None
+        return f"{self.base_url}{doc}.html" + (f"#{anchor}" if anchor else "")
+
+    def _link(self, text: str, label: str) -> str:
+        target = self.index.targets.get(label)
+        url = self.url(target.doc, label) if target else None
+        if url is None or (target.kind == "solution" and self.edition == "student"):
+            return text
+        return f"[{text}]({url})"
+
+    def _ref_text(self, name: str, label: str, explicit: Optional[str]) -> str:
+        target = self.index.targets.get(label)
+        if target is None:
+            return explicit or label
+        if explicit:
+            return (explicit.replace("{number}", str(target.number or ""))
+                    .replace("{name}", target.title))
+        # As the book renders them: numbered boxes, exercises and figures by number
+        # ("Theorem 6", "Exercise 8", "Fig. 3"), sections by title.
+        if target.number is not None and (name in ("numref", "prf:ref") or target.kind == "exercise"):
+            return target.name()
+        return target.title or target.name()
+
+    def role(self, match: re.Match) -> str:
+        name, content = match.group("name"), match.group("content")
+        explicit_m = EXPLICIT.match(content)
+        explicit, label = (explicit_m.group("text"), explicit_m.group("target").strip()) \
+            if explicit_m else (None, content.strip())
+        if name.startswith("cite"):
+            return _cite(self.index, name, content, self.cited)
+        if name in ("ref", "numref", "prf:ref"):
+            return self._link(self._ref_text(name, label, explicit), label)
+        if name == "doc":
+            doc = self._resolve_doc(label)
+            text = explicit or self.index.doc_titles.get(doc, doc)
+            url = self.url(doc)
+            return f"[{text}]({url})" if url else text
+        if name == "eq":
+            return f"({label})"
+        if name == "math":
+            return f"${content}$"
+        if name == "index":                 # {index}`text <entry>` shows text
+            return explicit if explicit_m else content
+        if name == "abbr":                  # {abbr}`DP (differential privacy)` shows DP
+            return re.sub(r"\s*\(.*\)$", "", content)
+        if name in ("sub", "sup"):
+            return f"<{name}>{content}</{name}>"
+        if name in ("kbd", "code", "samp", "file", "command", "program", "guilabel", "menuselection"):
+            return f"`{content}`"
+        if name == "download":
+            return explicit or content
+        return explicit or content
+
+    def _resolve_doc(self, target: str) -> str:
+        base = (Path(self.doc).parent / target) if not target.startswith("/") else Path(target[1:])
+        parts: list = []
+        for part in base.as_posix().split("/"):
+            if part == "..":
+                parts.pop() if parts else None
+            elif part not in ("", "."):
+                parts.append(part)
+        return "/".join(parts).removesuffix(".md")
+
+    def inline(self, line: str) -> str:
+        """Replace every role of one line of Markdown."""
+        return ROLE.sub(self.role, line)
+
+    # ------------------------------------------------------------------ blocks
+    def convert(self, text: str) -> str:
+        out: list[str] = []
+        for block in parse_blocks(text):
+            if isinstance(block, Directive):
+                out.extend(self.directive(block))
+            elif isinstance(block, tuple):
+                out.extend(block[1])
+            elif TARGET.match(block) or re.match(r"^%( |$)", block):
+                continue
+            else:
+                out.append(self.inline(block))
+        return _tidy("\n".join(out))
+
+    def directive(self, d: Directive) -> list[str]:
+        name = d.name
+        body = lambda: self.convert("\n".join(d.body))  # noqa: E731
+        if name in ADMONITIONS:
+            title = d.arg if name in ("admonition", "dropdown", "topic", "sidebar") and d.arg \
+                else ("Details" if name == "dropdown" else name.capitalize())
+            inner = body() if not (name not in ("admonition", "dropdown", "topic", "sidebar") and d.arg) \
+                else self.convert(d.arg + "\n\n" + "\n".join(d.body))
+            return ["", *_quote(f"**{self.inline(title)}**\n\n{inner}"), ""]
+        if name.startswith("prf:"):
+            kind = name[4:]
+            if kind == "proof":
+                return ["", f"*Proof.* {body()} $\\square$", ""]
+            target = self.index.targets.get(d.options.get("label", ""))
+            number = target.number if target else None
+            word = PRF_NAMES.get(kind, kind.capitalize())
+            head = f"{word} {number}" if number else word
+            if d.arg:
+                head += f" ({self.inline(d.arg)})"
+            return ["", f"**{head}.**", "", body(), ""]
+        if name in ("exercise", "exercise-start"):
+            label = d.options.get("label", "")
+            target = self.index.targets.get(label)
+            head = target.name() if target else "Exercise"
+            title = f" ({self.inline(d.arg)})" if d.arg else ""
+            anchor = f'<a id="{label}"></a>' if label else ""
+            lines = ["", f"{anchor}**{head}**{title}", ""]
+            return lines + ([body(), ""] if name == "exercise" else [])
+        if name in ("exercise-end", "solution-end"):
+            return [""]
+        if name in ("solution", "solution-start"):
+            if self.edition == "student":          # stripped beforehand; never print one
+                return [""]
+            target = self.index.targets.get(d.arg.strip())
+            of = f" to {target.name()}" if target else ""
+            lines = ["", f"**Solution{of}**", ""]
+            return lines + ([body(), ""] if name == "solution" else [])
+        if name == "literalinclude":
+            return ["", *self.literalinclude(d), ""]
+        if name in CODE_DIRECTIVES:
+            lang = d.arg or d.options.get("language", "")
+            return ["", f"```{lang}", *d.body, "```", ""]
+        if name == "math":
+            return ["", "$$", *d.body, "$$", ""]
+        if name == "bibliography":
+            return ["", *_bibliography(self.index, self.cited), ""]
+        if name in ("index", "tableofcontents", "glossary", "raw"):
+            return [""]
+        if name in ("figure", "image"):
+            caption = self.convert("\n".join(d.body))
+            return ["", f"![{caption}]({d.arg})", "", f"*{caption}*" if caption else "", ""]
+        if name in ("epigraph", "pull-quote", "highlights", "rubric"):
+            return ["", *_quote(body()), ""]
+        # Anything else: keep its content readable, without the markup.
+        title = f"**{self.inline(d.arg)}**\n\n" if d.arg else ""
+        return ["", title + body(), ""]
+
+    def literalinclude(self, d: Directive) -> list[str]:
+        path = (self.md_path.parent / d.arg).resolve()
+        source = path.read_text(encoding="utf-8")
+        if "pyobject" in d.options:
+            source = _pyobject(source, d.options["pyobject"], path)
+        if "lines" in d.options:
+            keep = _line_spec(d.options["lines"], len(source.splitlines()))
+            source = "\n".join(l for k, l in enumerate(source.splitlines(), 1) if k in keep)
+        if "dedent" in d.options:
+            source = textwrap.dedent(source)
+        language = d.options.get("language") or ("python" if path.suffix == ".py" else "")
+        return [f"```{language}", *source.rstrip("\n").split("\n"), "```"]
+
+
+def _pyobject(source: str, dotted: str, path: Path) -> str:
+    """The source of class/function ``dotted`` (e.g. ``UCB1.select``) in ``source``."""
+    tree = ast.parse(source)
+    node: ast.AST = tree
+    for part in dotted.split("."):
+        found = next((n for n in ast.iter_child_nodes(node)
+                      if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.name == part), None)
+        if found is None:
+            raise ValueError(f"literalinclude: {dotted!r} not found in {path}")
+        node = found
+    lines = source.splitlines()
+    start = min([node.lineno] + [dec.lineno for dec in getattr(node, "decorator_list", [])])
+    return "\n".join(lines[start - 1:node.end_lineno])
+
+
+def _line_spec(spec: str, n: int) -> set:
+    keep = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if "-" in part:
+            lo, hi = part.split("-")
+            keep.update(range(int(lo or 1), int(hi or n) + 1))
+        elif part:
+            keep.add(int(part))
+    return keep
+
+
+def _quote(text: str) -> list[str]:
+    return [f"> {line}" if line.strip() else ">" for line in text.strip("\n").split("\n")]
+
+
+def _tidy(text: str) -> str:
+    """Collapse runs of blank lines (conversion leaves some) and trim the ends."""
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+
+# ============================================================================ notebooks
+
+def _caption_cell(caption: str, number: Optional[int]):
+    import nbformat
+
+    text = " ".join(_tidy(caption).split())
+    label = f"Fig. {number}. " if number else ""
+    return nbformat.v4.new_markdown_cell(f"*{label}{text}*")
+
+
+def convert_chapter(md_path: Path, edition: str = "public", root: Path = ROOT,
+                    repository_url: Optional[str] = None, version: Optional[str] = None,
+                    site_url: Optional[str] = None):
+    """The notebook (an ``nbformat`` node) of chapter ``md_path`` for ``edition``.
+
+    ``root`` is the book's source root (``_toc.yml``, ``_config.yml``, ``book/``);
+    cross-references link to ``site_url`` (default: :func:`book_site_url` of its ``_config.yml``).
+    """
+    import jupytext
+    import nbformat
+
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
+    md_path = Path(md_path).resolve()
+    index = book_index(root)
+    doc = md_path.relative_to(root.resolve()).with_suffix("").as_posix()
+    text = md_path.read_text(encoding="utf-8")
+    if edition == "student":
+        text = strip_solutions(text).text
+    source_nb = jupytext.reads(text, fmt="md:myst")
+    base = site_url.rstrip("/") + "/" if site_url else \
+        book_site_url(root / "_config.yml", edition)
+    converter = Converter(index, doc, md_path, edition, base)
+    if repository_url is None:
+        repository_url, _ = repository_settings(root / "_config.yml")
+
+    install = nbformat.v4.new_code_cell(install_source(repository_url, version))
+    install.metadata["tags"] = [INSTALL_TAG]
+    cells = [install]
+    for cell in source_nb.cells:
+        if cell.cell_type == "markdown":
+            md = converter.convert(cell.source)
+            if md.strip():
+                new = nbformat.v4.new_markdown_cell(md)
+                cells.append(new)
+            continue
+        if cell.cell_type != "code":
+            continue
+        new = nbformat.v4.new_code_cell(cell.source)
+        tags = list(cell.metadata.get("tags", []))
+        if tags:
+            new.metadata["tags"] = tags
+        jupyter = {}
+        if {"remove-cell", "hide-input", "remove-input", "hide-cell"} & set(tags):
+            jupyter["source_hidden"] = True
+        if {"hide-output", "hide-cell"} & set(tags):
+            jupyter["outputs_hidden"] = True
+        if jupyter:
+            new.metadata["jupyter"] = jupyter
+        cells.append(new)
+        fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
+        if fig.get("caption"):
+            target = index.targets.get(fig.get("name", ""))
+            caption = converter.convert(str(fig["caption"]))
+            cells.append(_caption_cell(caption, target.number if target else None))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                 "name": "python3"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["dpolearn"] = {
+        "generated_from": doc + ".md", "edition": edition,
+        "note": "generated by tools/myst_to_notebook.py; edit the .md chapter, not this file"}
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nbformat.validate(nb)
+    return nb
+
+
+def notebook_text(nb) -> str:
+    """The notebook as the JSON text that is committed (stable across runs)."""
+    import nbformat
+
+    return nbformat.writes(nb, version=4) + "\n"
+
+
+def copy_outputs(converted, executed) -> bool:
+    """Give the code cells of ``converted`` the outputs of the executed chapter notebook.
+
+    Code cells correspond one to one and in order (the install cell excepted); returns False,
+    leaving ``converted`` unchanged, when they do not.
+    """
+    ours = [c for c in converted.cells if c.cell_type == "code"
+            and INSTALL_TAG not in c.metadata.get("tags", [])]
+    theirs = [c for c in executed.cells if c.cell_type == "code"]
+    if len(ours) != len(theirs) or any(a.source != b.source for a, b in zip(ours, theirs)):
+        return False
+    for a, b in zip(ours, theirs):
+        a.outputs = copy.deepcopy(b.get("outputs", []))
+        a.execution_count = b.get("execution_count")
+    if "widgets" in executed.metadata:
+        converted.metadata["widgets"] = copy.deepcopy(executed.metadata["widgets"])
+    return True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapter", type=Path, help="a MyST chapter, e.g. book/primer.md")
+    parser.add_argument("--edition", choices=EDITIONS, default="public")
+    parser.add_argument("-o", "--output", type=Path, help="output .ipynb (default: stdout)")
+    args = parser.parse_args(argv)
+    text = notebook_text(convert_chapter(args.chapter, args.edition))
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
