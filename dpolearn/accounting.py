@@ -5,7 +5,12 @@ frozen records below. This module composes them:
 
 * :func:`compose` -- basic (sequential) composition: epsilons and deltas add, GDP mus add in
   quadrature;
-* :func:`advanced_composition` -- the k-fold advanced composition theorem for (eps, delta)-DP.
+* :func:`advanced_composition` -- the k-fold advanced composition theorem for (eps, delta)-DP,
+  and :func:`heterogeneous_advanced_composition` for pure releases with different budgets.
+
+Every algorithm of the package builds its ``guarantee`` by asking its mechanisms for their
+records and composing them here, so a privacy factor is written once, where the mechanism
+that spends it is defined.
 
 All records use the event-level neighbouring relation of the book: two reward streams are
 neighbours when they differ in the reward vector of exactly one round.
@@ -29,6 +34,7 @@ __all__ = [
     "Guarantee",
     "compose",
     "advanced_composition",
+    "heterogeneous_advanced_composition",
 ]
 
 
@@ -73,13 +79,20 @@ class PureDP:
 
 @dataclass(frozen=True, repr=False)
 class ApproxDP:
-    """(epsilon, delta)-differential privacy."""
+    """(epsilon, delta)-differential privacy.
+
+    ``epsilon = 0`` is a legitimate record (for example mu-GDP with a delta at least
+    ``delta(0)``: only the additive slack is needed).
+
+    >>> ApproxDP(0.0, 0.5)
+    ApproxDP(epsilon=0, delta=0.5)
+    """
 
     epsilon: Union[float, np.ndarray]
     delta: Union[float, np.ndarray]
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, allow_inf=True))
+        object.__setattr__(self, "epsilon", _check_nonnegative("epsilon", self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
 
     def __repr__(self) -> str:
@@ -152,6 +165,12 @@ def compose(*guarantees: Guarantee) -> Guarantee:
     return ApproxDP(epsilon=epsilon, delta=np.minimum(delta, np.nextafter(1.0, 0.0)))
 
 
+def _advanced_epsilon(sum_eps_expm1, sum_eps_squared, delta_prime: float) -> float:
+    r"""The epsilon of advanced composition from its two sums:
+    :math:`\sqrt{2\ln(1/\delta')\sum_i\varepsilon_i^2} + \sum_i\varepsilon_i(e^{\varepsilon_i}-1)`."""
+    return math.sqrt(2 * math.log(1 / delta_prime) * sum_eps_squared) + sum_eps_expm1
+
+
 def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: float) -> ApproxDP:
     r"""k-fold adaptive composition of an (epsilon, delta)-DP mechanism (advanced composition).
 
@@ -169,15 +188,40 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
     delta = check_delta(delta)
     k = check_positive_int("k", k)
     delta_prime = check_probability("delta_prime", delta_prime, open_low=True, open_high=True)
-    eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
-                 + k * epsilon * math.expm1(epsilon))
+    eps_total = _advanced_epsilon(k * epsilon * math.expm1(epsilon), k * epsilon ** 2, delta_prime)
     return ApproxDP(epsilon=eps_total, delta=min(k * delta + delta_prime, math.nextafter(1.0, 0.0)))
 
 
+def heterogeneous_advanced_composition(epsilons, delta_prime: float) -> ApproxDP:
+    r"""Advanced composition of pure releases with different budgets :math:`\varepsilon_i`.
+
+    Returns :math:`(\sum_i\varepsilon_i(e^{\varepsilon_i}-1)
+    + \sqrt{2\ln(1/\delta')\sum_i\varepsilon_i^2},\ \delta')`; for k equal budgets this is
+    :func:`advanced_composition` with delta = 0.
+
+    References
+    ----------
+    Dwork, Rothblum and Vadhan (2010), Theorem III.3, in the heterogeneous form used by
+    Tossou and Dimitrakakis (2016), Theorem 3.4; Kairouz, Oh and Viswanath (2015).
+
+    >>> heterogeneous_advanced_composition([], 1e-5)
+    ApproxDP(epsilon=0, delta=1e-05)
+    >>> a = heterogeneous_advanced_composition([0.1] * 100, 1e-5).epsilon
+    >>> abs(a - advanced_composition(0.1, 0.0, 100, 1e-5).epsilon) < 1e-12
+    True
+    """
+    e = np.asarray(epsilons, dtype=float).ravel()
+    if e.size and np.any(np.isnan(e) | (e < 0)):
+        raise ValueError(f"epsilons must be >= 0, got {epsilons!r}")
+    dp = check_probability("delta_prime", delta_prime, open_low=True, open_high=True)
+    if e.size == 0:
+        return ApproxDP(epsilon=0.0, delta=dp)
+    total = _advanced_epsilon(float(np.sum(e * np.expm1(e))), float(np.sum(e ** 2)), dp)
+    return ApproxDP(epsilon=total, delta=dp)
 
 
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
-# dpolearn/gdp.py (issue 6); re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
+# dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
 from .gdp import (gaussian_mechanism_gdp, gdp_compose, gdp_delta, gdp_epsilon,  # noqa: E402
                   gdp_epsilon_from_log_delta, gdp_log_delta, gdp_to_approx, gdp_to_renyi,
                   gdp_to_zcdp, pure_dp_to_gdp, tradeoff_eps_delta, tradeoff_gaussian)

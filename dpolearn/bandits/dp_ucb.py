@@ -10,11 +10,18 @@ arm is post-processing of a differentially private mechanism:
 * :class:`DPUCBInt` (Algorithm 3): the interval-based Laplace mean, released only about every
   :math:`1/\varepsilon` pulls with noise that shrinks with n;
 * :class:`PrivateUCB` (Mishra and Thakurta 2015): a horizon-T tree counter per arm and a much
-  wider bonus, **reconstructed** from secondary sources (spec seed001 §A4).
+  wider bonus, **reconstructed** from secondary sources (reading ``reading-private-ucb`` of
+  the book's appendix of readings and errata).
 
 The counters are simulated through their closed form "exact sum + data-independent noise"
 (:class:`~dpolearn.mechanisms.counters.CounterNoise`), whose distribution the tests check
-against the incremental counters.
+against the incremental counters. Every ``guarantee`` is the record of the mechanism the policy
+runs (the counters' or the interval mean's), composed in :mod:`dpolearn.accounting`; the
+choices of arm are post-processing, and arms compose in parallel.
+
+Every policy takes a ``noise_multiplier`` (default 1) that scales all of its noise; below 1 it
+builds a deliberately weakened variant whose ``guarantee`` reports the larger epsilon it really
+has (for tests and exercises).
 
 References
 ----------
@@ -29,43 +36,48 @@ import math
 
 import numpy as np
 
-from .._validation import (as_row_param, check_choice, check_epsilon, check_positive_int,
-                           check_probability)
-from ..accounting import ApproxDP, PureDP
-from ..mechanisms.counters import CounterNoise, _is_pow2
-from ..mechanisms.interval_mean import (SCHEDULES, IntervalLaplaceMean, _check_v,
-                                        calibrate_epsilon, zeta)
+from .._arrays import is_power_of_two, scalar_if_uniform
+from .._validation import (as_row_param, check_choice, check_epsilon, check_positive,
+                           check_positive_int, check_probability)
+from ..accounting import ApproxDP, PureDP, compose
+from ..mechanisms.counters import (CounterNoise, hybrid_budget_split, hybrid_guarantee,
+                                   tree_scale_factor)
+from ..mechanisms.interval_mean import (SCHEDULES, IntervalLaplaceMean, calibrate_epsilon,
+                                        check_v)
 from .baselines import SumCountPolicy
 
 __all__ = ["DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]
 
 
-def _plain(value):
-    """A parameter for params()/guarantees: float if uniform, else the array."""
-    arr = np.asarray(value, dtype=float)
-    flat = arr.ravel()
-    return float(flat[0]) if np.all(flat == flat[0]) else arr
+def _with_multiplier(params: dict, noise_multiplier: float) -> dict:
+    """``params`` plus ``noise_multiplier`` when it is not the default 1 (so the parameters of
+    honest configurations, written to the experiments' summaries, stay as they were)."""
+    if noise_multiplier != 1.0:
+        params["noise_multiplier"] = noise_multiplier
+    return params
 
 
 class _HybridUCB(SumCountPolicy):
     """Shared state of DP-UCB-BOUND and DP-UCB: sums, counts and one hybrid counter per arm."""
 
-    def __init__(self, *, epsilon, split: str = "chan", tree_log_base=2):
+    def __init__(self, *, epsilon, split: str = "chan", tree_log_base=2,
+                 noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon)
         self.split = check_choice("split", split, ("chan", "paper"))
         self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     def params(self):
-        return {"epsilon": self.epsilon, "split": self.split,
-                "tree_log_base": self.tree_log_base}
+        return _with_multiplier({"epsilon": self.epsilon, "split": self.split,
+                                 "tree_log_base": self.tree_log_base}, self.noise_multiplier)
 
     def reset(self, n_runs, n_arms, rng):
         super().reset(n_runs, n_arms, rng)
         eps = as_row_param("epsilon", self.epsilon, n_runs)            # (n_runs, 1)
-        half = eps / 2 if self.split == "chan" else eps
-        self._eps_log, self._eps_tree = half, half
-        self.noise_ = CounterNoise(n_runs, n_arms, kind="hybrid", epsilon_log=half,
-                                   epsilon_tree=half, tree_log_base=self.tree_log_base, rng=rng)
+        self._eps_log, self._eps_tree = hybrid_budget_split(eps, self.split)
+        self.noise_ = CounterNoise(n_runs, n_arms, kind="hybrid", epsilon_log=self._eps_log,
+                                   epsilon_tree=self._eps_tree, tree_log_base=self.tree_log_base,
+                                   rng=rng, noise_multiplier=self.noise_multiplier)
 
     def noisy_sums(self) -> np.ndarray:
         """H_a.output() for every arm: exact sums plus the counters' noise, (n_runs, K)."""
@@ -73,17 +85,17 @@ class _HybridUCB(SumCountPolicy):
 
     @property
     def guarantee(self) -> PureDP:
-        """Standard accounting of the hybrid counter (epsilon for "chan", 2 epsilon for
-        "paper"); arms compose in parallel and the choices are post-processing."""
-        eps = np.asarray(self.epsilon, dtype=float)
-        factor = 1.0 if self.tree_log_base == 2 else 1.0 / math.log(2.0)
-        half = eps / 2 if self.split == "chan" else eps
-        return PureDP(epsilon=_plain(half + factor * half))
+        """The hybrid counter's record (:func:`~dpolearn.mechanisms.counters.hybrid_guarantee`:
+        epsilon for "chan", 2 epsilon for "paper", the natural-log tree at 1/ln 2 the cost);
+        arms compose in parallel and the choices are post-processing."""
+        eps_log, eps_tree = hybrid_budget_split(np.asarray(self.epsilon, dtype=float), self.split)
+        return hybrid_guarantee(eps_log, eps_tree, tree_log_base=self.tree_log_base,
+                                noise_multiplier=self.noise_multiplier)
 
     @property
     def paper_claim(self) -> PureDP:
         """Theorem 3.1 (and the same argument for Algorithm 2): epsilon-DP."""
-        return PureDP(epsilon=_plain(self.epsilon))
+        return PureDP(epsilon=scalar_if_uniform(self.epsilon))
 
 
 class DPUCBBound(_HybridUCB):
@@ -106,6 +118,8 @@ class DPUCBBound(_HybridUCB):
         ``"chan"`` (default) is epsilon-DP; ``"paper"`` reproduces the paper (2 epsilon under
         standard accounting, epsilon claimed).
     tree_log_base : {2, "e"}
+    noise_multiplier : float
+        Factor on all counter noise (default 1; below 1 a deliberately weakened variant).
 
     Attributes
     ----------
@@ -114,9 +128,10 @@ class DPUCBBound(_HybridUCB):
 
     Notes
     -----
-    Rounds 1..K pull arm t (spec §7-B5); ties go to the lowest index. The bonus drops sharply
-    whenever n_a is a power of two (only the logarithmic half of the noise is present there),
-    so suboptimal arms tend to stall at power-of-two counts (spec §A1).
+    Rounds 1..K pull arm t (reading ``reading-round-robin-start``); ties go to the lowest index.
+    The bonus drops sharply whenever n_a is a power of two (only the logarithmic half of the
+    noise is present there), so suboptimal arms tend to stall at power-of-two counts (reading
+    ``reading-power-of-two-stall``; both in the book's appendix of readings and errata).
 
     References
     ----------
@@ -138,6 +153,8 @@ class DPUCBBound(_HybridUCB):
         r"""nu_a / n_a for every arm, shape (n_runs, K)."""
         c_t = math.sqrt(8.0) * math.log(4.0 * float(t) ** 4)     # sqrt(8) ln(4/gamma), gamma=t^-4
         nu = c_t * (1.0 / self._eps_log + self._tree_term / self._eps_tree)
+        if self.noise_multiplier != 1.0:                       # the bound of the noise drawn
+            nu = self.noise_multiplier * nu
         return nu / self.counts_
 
     def select(self, t):
@@ -153,8 +170,8 @@ class DPUCBBound(_HybridUCB):
         super().update(t, arms, rewards)                       # exact S_a, n_a
         self.noise_.advance(self._rows, arms)                  # H_{a_t}.add(r_t)
         n = self.counts_[self._rows, arms]
-        factor = 1.0 if self.tree_log_base == 2 else math.log(2.0)
-        self._tree_term[self._rows, arms] = np.where(_is_pow2(n.astype(np.int64)), 0.0,
+        factor = tree_scale_factor(self.tree_log_base)
+        self._tree_term[self._rows, arms] = np.where(is_power_of_two(n.astype(np.int64)), 0.0,
                                                      factor * np.log2(n))
 
 
@@ -171,6 +188,8 @@ class DPUCB(_HybridUCB):
     epsilon : float or array of shape (n_runs,)
     split : {"chan", "paper"}
     tree_log_base : {2, "e"}
+    noise_multiplier : float
+        Factor on all counter noise (default 1; below 1 a deliberately weakened variant).
 
     Notes
     -----
@@ -208,7 +227,7 @@ class DPUCBInt(SumCountPolicy):
     Round robin until every arm has :math:`f_0` pulls (:math:`K f_0` rounds); then each arm's
     mean is re-released only when its count reaches the next release point, as
     :math:`s_a/n + \mathrm{Lap}(n^{v/2-1})`, and the policy pulls the argmax of
-    :math:`\tilde\mu_a + \sqrt{2\ln t / n^{rel}_a}` (``index_mode="A"``).
+    :math:`\tilde\mu_a + \sqrt{2\ln t / n^{rel}_a}` (``index="alg3"``).
 
     Parameters
     ----------
@@ -220,12 +239,15 @@ class DPUCBInt(SumCountPolicy):
     schedule : {"fixed", "lemmaB1_y", "lemmaB1_x"}
         Release points: every ceil(1/epsilon) pulls (Algorithm 3 as printed, the default), or
         the shorter series of Lemma B.1.
-    index_mode : {"A", "current_n", "frozen"}
-        "A": bonus with the current t and the count at the last release (default);
-        "current_n": bonus with the current count; "frozen": the whole index computed at the
-        release and kept. All are post-processing of public data.
+    index : {"alg3", "current_n", "frozen"}
+        "alg3": the index of Algorithm 3, bonus with the current t and the count at the last
+        release (default); "current_n": bonus with the current count; "frozen": the whole
+        index computed at the release and kept. All are post-processing of public data.
+        (The older spelling ``index_mode="A"`` is still accepted.)
     delta_prime : float in (0, 1)
         delta of the reported guarantee.
+    noise_multiplier : float
+        Factor on every release's noise (default 1; below 1 a deliberately weakened variant).
 
     Attributes
     ----------
@@ -239,9 +261,11 @@ class DPUCBInt(SumCountPolicy):
     Privacy: ``guarantee`` is the t-free advanced-composition bound of Corollary 3.1,
     :math:`(2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')}, \delta')`, which
     dominates the exact accountant of every schedule offered
-    (:meth:`IntervalLaplaceMean.accountant`). Readings of the spec: sums and counts are updated
-    during the round robin (§7-B1); one Laplace draw per release point, none in between
-    (§7-B2).
+    (:meth:`IntervalLaplaceMean.accountant`); it is the interval mean's own record
+    (:meth:`IntervalLaplaceMean.anytime_guarantee`). Sums and counts are updated during the
+    round robin (reading ``reading-interval-round-robin``); one Laplace draw per release point,
+    none in between, and the released mean is kept between release points (reading
+    ``reading-interval-release-points``; both in the book's appendix of readings and errata).
 
     References
     ----------
@@ -257,17 +281,25 @@ class DPUCBInt(SumCountPolicy):
 
     label = "DP-UCB-INT"
 
+    _INDICES = ("alg3", "current_n", "frozen")
+    _DEFAULT_DELTA_PRIME = math.exp(-10)
+
     def __init__(self, *, epsilon, v: float = 1.1, schedule: str = "fixed",
-                 index_mode: str = "A", delta_prime: float = math.exp(-10)):
+                 index: str = "alg3", delta_prime: float = math.exp(-10),
+                 noise_multiplier: float = 1.0, index_mode=None):
         eps = check_epsilon(epsilon)
         if np.any(np.asarray(eps) > 1):
             raise ValueError(f"epsilon must be <= 1 (Algorithm 3), got {epsilon!r}")
         self.epsilon = eps
-        self.v = _check_v(v)
+        self.v = check_v(v)
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
-        self.index_mode = check_choice("index_mode", index_mode, ("A", "current_n", "frozen"))
+        if index_mode is not None:                             # the older spelling
+            index = "alg3" if index_mode == "A" else check_choice(
+                "index_mode", index_mode, ("A", "current_n", "frozen"))
+        self.index = check_choice("index", index, self._INDICES)
         self.delta_prime = check_probability("delta_prime", delta_prime, open_low=True,
                                              open_high=True)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     @classmethod
     def from_target(cls, epsilon_target, *, delta_prime: float = math.exp(-10), v: float = 1.1,
@@ -281,15 +313,18 @@ class DPUCBInt(SumCountPolicy):
         return cls(epsilon=eps, v=v, delta_prime=delta_prime, **kwargs)
 
     def params(self):
-        return {"epsilon": self.epsilon, "v": self.v, "schedule": self.schedule,
-                "index_mode": self.index_mode}
+        out = {"epsilon": self.epsilon, "v": self.v, "schedule": self.schedule,
+               "index": self.index}
+        if self.delta_prime != self._DEFAULT_DELTA_PRIME:
+            out["delta_prime"] = self.delta_prime
+        return _with_multiplier(out, self.noise_multiplier)
 
     def reset(self, n_runs, n_arms, rng):
         super().reset(n_runs, n_arms, rng)
         eps = as_row_param("epsilon", self.epsilon, n_runs)
         self.mean_ = IntervalLaplaceMean((n_runs, n_arms), epsilon=eps, v=self.v,
                                          schedule=self.schedule, delta_prime=self.delta_prime,
-                                         rng=rng)
+                                         rng=rng, noise_multiplier=self.noise_multiplier)
         self.f0_ = self.mean_.first_release()[:, 0]
         self._t_rel = np.ones((n_runs, n_arms))
 
@@ -299,9 +334,9 @@ class DPUCBInt(SumCountPolicy):
             return np.full(self.n_runs, (t - 1) % self.n_arms)
         mu, n_rel = self.mean_.mu_tilde, self.mean_.n_rel
         n_rel = np.maximum(n_rel, 1)                          # rows still in round robin
-        if self.index_mode == "A":                             # Alg. 3 index
+        if self.index == "alg3":                               # Alg. 3 index
             index = mu + np.sqrt(2.0 * math.log(t) / n_rel)
-        elif self.index_mode == "current_n":
+        elif self.index == "current_n":
             index = mu + np.sqrt(2.0 * math.log(t) / self.counts_)
         else:                                                  # "frozen" at the release
             index = mu + np.sqrt(2.0 * np.log(self._t_rel) / n_rel)
@@ -310,19 +345,21 @@ class DPUCBInt(SumCountPolicy):
     def update(self, t, arms, rewards):
         super().update(t, arms, rewards)
         hit = self.mean_.add_at(self._rows, arms, rewards)     # s += r; release if n in W
-        if self.index_mode == "frozen" and hit is not None:
+        if self.index == "frozen" and hit is not None:
             self._t_rel[self._rows[hit], arms[hit]] = t + 1    # first used in round t + 1
 
     @property
     def guarantee(self) -> ApproxDP:
-        eps = np.asarray(self.epsilon, dtype=float)
-        z = zeta(self.v)
-        total = 2 * eps * z + np.sqrt(2 * eps * z * math.log(1 / self.delta_prime))
-        return ApproxDP(epsilon=_plain(total), delta=self.delta_prime)
+        """The interval mean's record: Corollary 3.1, advanced branch (one arm's releases
+        compose; arms compose in parallel; the index is post-processing)."""
+        return IntervalLaplaceMean.anytime_guarantee(self.epsilon, v=self.v,
+                                                     delta_prime=self.delta_prime,
+                                                     noise_multiplier=self.noise_multiplier)
 
 
 class PrivateUCB(SumCountPolicy):
-    r"""Private-UCB of Mishra and Thakurta (2015), **reconstructed** (spec seed001 §A4).
+    r"""Private-UCB of Mishra and Thakurta (2015), **reconstructed** (reading
+    ``reading-private-ucb`` of the book's appendix of readings and errata).
 
     One binary (tree) counter per arm sized for the horizon T
     (:math:`L = \lfloor\log_2 T\rfloor + 1` levels, budget ``epsilon_tree`` each), and the
@@ -338,6 +375,8 @@ class PrivateUCB(SumCountPolicy):
     variant : {"MT_K", "MT_noK", "chan_bound"}
         "MT_K" (default): ``epsilon_tree = epsilon / K``; "MT_noK": ``epsilon_tree = epsilon``;
         "chan_bound": ``epsilon_tree = epsilon`` and bonus :math:`\ln(1/\gamma_t) L^{1.5}/\varepsilon`.
+    noise_multiplier : float
+        Factor on all tree noise (default 1; below 1 a deliberately weakened variant).
 
     Notes
     -----
@@ -354,14 +393,17 @@ class PrivateUCB(SumCountPolicy):
 
     label = "Private-UCB"
 
-    def __init__(self, *, epsilon, horizon: int, variant: str = "MT_K"):
+    def __init__(self, *, epsilon, horizon: int, variant: str = "MT_K",
+                 noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon)
         self.horizon = check_positive_int("horizon", horizon, minimum=2)
         self.variant = check_choice("variant", variant, ("MT_K", "MT_noK", "chan_bound"))
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         self.levels = int(math.floor(math.log2(self.horizon))) + 1
 
     def params(self):
-        return {"epsilon": self.epsilon, "horizon": self.horizon, "variant": self.variant}
+        return _with_multiplier({"epsilon": self.epsilon, "horizon": self.horizon,
+                                 "variant": self.variant}, self.noise_multiplier)
 
     def _eps_tree_for(self, eps, n_arms):
         return eps / n_arms if self.variant == "MT_K" else eps
@@ -372,15 +414,18 @@ class PrivateUCB(SumCountPolicy):
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)
         self._eps_tree = self._eps_tree_for(self._eps, n_arms)
         self.noise_ = CounterNoise(n_runs, n_arms, kind="binary", epsilon_tree=self._eps_tree,
-                                   levels=self.levels, rng=rng)
+                                   levels=self.levels, rng=rng,
+                                   noise_multiplier=self.noise_multiplier)
 
     def bonus(self, t: int) -> np.ndarray:
         """beta_t / epsilon_tree, shape (n_runs, 1)."""
         T, K = float(self.horizon), self.n_arms
         log_inv_gamma = 4.0 * math.log(t)                      # gamma_t = t^-4
         if self.variant == "chan_bound":
-            return log_inv_gamma * self.levels ** 1.5 / self._eps
-        return math.log(T) ** 2 * (math.log(K * T * math.log(T)) + log_inv_gamma) / self._eps_tree
+            beta = log_inv_gamma * self.levels ** 1.5 / self._eps
+        else:
+            beta = math.log(T) ** 2 * (math.log(K * T * math.log(T)) + log_inv_gamma) / self._eps_tree
+        return beta if self.noise_multiplier == 1.0 else self.noise_multiplier * beta
 
     def select(self, t):
         if t <= self.n_arms:
@@ -398,12 +443,14 @@ class PrivateUCB(SumCountPolicy):
 
     @property
     def guarantee(self) -> PureDP:
-        """PureDP(epsilon_tree): epsilon / K for "MT_K" once K is known (after ``reset``);
-        before that the looser, still valid, epsilon."""
+        """The tree counters' record, PureDP(epsilon_tree / noise_multiplier): epsilon / K for
+        "MT_K" once K is known (after ``reset``); before that the looser, still valid,
+        epsilon. Each reward enters one arm's tree only (parallel composition)."""
         k = getattr(self, "_n_arms_seen", None)
         eps = np.asarray(self.epsilon, dtype=float)
-        return PureDP(epsilon=_plain(eps / k if (self.variant == "MT_K" and k) else eps))
+        eps_tree = eps / k if (self.variant == "MT_K" and k) else eps
+        return compose(PureDP(epsilon=scalar_if_uniform(eps_tree / self.noise_multiplier)))
 
     @property
     def paper_claim(self) -> PureDP:
-        return PureDP(epsilon=_plain(self.epsilon))
+        return PureDP(epsilon=scalar_if_uniform(self.epsilon))

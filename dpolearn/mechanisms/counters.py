@@ -33,11 +33,14 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_epsilon, check_positive_int, check_probability
-from ..accounting import PureDP
+from .._arrays import floor_log2, is_power_of_two, scalar_if_uniform
+from .._validation import (as_rng, check_choice, check_epsilon, check_positive,
+                           check_positive_int, check_probability)
+from ..accounting import PureDP, compose
 
 __all__ = ["BinaryCounter", "LogarithmicCounter", "HybridCounter", "CounterNoise",
-           "lowest_set_bit", "popcount", "hybrid_error_bound"]
+           "lowest_set_bit", "popcount", "hybrid_error_bound", "tree_scale_factor",
+           "hybrid_budget_split", "hybrid_guarantee"]
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -57,14 +60,47 @@ def popcount(n) -> np.ndarray:
     return count
 
 
-def _floor_log2(n) -> np.ndarray:
-    """floor(log2 n) for integers n >= 1 (exact: uses frexp, not floating log)."""
-    return (np.frexp(np.asarray(n, dtype=float))[1] - 1).astype(np.int64)
+def tree_scale_factor(tree_log_base) -> float:
+    r"""Factor of the hybrid counter's tree node scale for a logarithm base.
+
+    The epoch-k tree's nodes carry :math:`\mathrm{Lap}(c\,k/\varepsilon_B)` with c = 1 for
+    base 2 (Chan, Shi and Song 2011) and :math:`c = \ln 2` for the natural logarithm
+    (:math:`\ln(2^k) = k\ln 2`, as in Tossou and Dimitrakakis's public code; reading
+    ``reading-natural-log-tree`` of the book's appendix of readings and errata). An item lies in
+    at most k nodes, so the tree costs :math:`\varepsilon_B / c` (1/ln 2 = 1.44 times more
+    for the natural logarithm). Every place that needs this factor calls this function.
+
+    >>> tree_scale_factor(2), round(tree_scale_factor("e"), 6)
+    (1.0, 0.693147)
+    """
+    check_choice("tree_log_base", tree_log_base, (2, "e"))
+    return 1.0 if tree_log_base == 2 else math.log(2.0)
 
 
-def _is_pow2(n) -> np.ndarray:
-    n = np.asarray(n, dtype=np.int64)
-    return (n > 0) & ((n & (n - 1)) == 0)
+def hybrid_budget_split(epsilon, split: str):
+    """``(epsilon_log, epsilon_tree)`` of the hybrid counter: halves for ``"chan"``, the whole
+    epsilon twice for ``"paper"`` (Tossou and Dimitrakakis 2016)."""
+    check_choice("split", split, ("chan", "paper"))
+    half = epsilon / 2 if split == "chan" else epsilon
+    return half, half
+
+
+def hybrid_guarantee(epsilon_log, epsilon_tree, *, tree_log_base=2,
+                     noise_multiplier=1.0) -> PureDP:
+    r"""Standard accounting of the hybrid counter, composed from its two parts.
+
+    The logarithmic counter is :math:`(\varepsilon_L/m)`-DP and the epoch trees
+    :math:`(\varepsilon_B/(c\,m))`-DP (:func:`tree_scale_factor`, m the noise multiplier);
+    one item enters both, so they compose (:func:`dpolearn.accounting.compose`).
+
+    >>> hybrid_guarantee(0.5, 0.5)
+    PureDP(epsilon=1)
+    >>> round(float(hybrid_guarantee(1.0, 1.0, tree_log_base="e").epsilon), 4)
+    2.4427
+    """
+    tree_cost = 1.0 / tree_scale_factor(tree_log_base)
+    return compose(PureDP(epsilon=scalar_if_uniform(epsilon_log / noise_multiplier)),
+                   PureDP(epsilon=scalar_if_uniform(tree_cost * epsilon_tree / noise_multiplier)))
 
 
 def _shape(shape) -> Tuple[int, ...]:
@@ -100,12 +136,6 @@ def _where(where, shape) -> np.ndarray:
     return np.broadcast_to(mask, shape)
 
 
-def _scalar_if_uniform(arr):
-    arr = np.asarray(arr, dtype=float)
-    flat = arr.ravel()
-    return float(flat[0]) if flat.size and np.all(flat == flat[0]) else arr
-
-
 # ------------------------------------------------------------------------------ binary (tree)
 class BinaryCounter:
     r"""The binary (tree) mechanism of Chan, Shi and Song, batched over streams.
@@ -132,6 +162,9 @@ class BinaryCounter:
     noise_scale : float or array, optional
         Override of the node noise scale b (default ``levels / epsilon``); the guarantee is then
         ``levels / noise_scale`` (used for the natural-log tree of the hybrid counter).
+    noise_multiplier : float
+        Factor applied to every noise scale (default 1); below 1 builds a deliberately weakened
+        counter, and ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
@@ -169,8 +202,10 @@ class BinaryCounter:
     [1.0, 2.0, 3.0, 4.0]
     """
 
-    def __init__(self, shape, *, epsilon, levels, rng=None, noise_scale=None):
+    def __init__(self, shape, *, epsilon, levels, rng=None, noise_scale=None,
+                 noise_multiplier: float = 1.0):
         self.shape = _shape(shape)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         eps = check_epsilon(epsilon, allow_inf=True)
         self.epsilon = _per_stream("epsilon", eps, self.shape, positive=False)
         self.levels = self._check_levels(levels)
@@ -199,7 +234,12 @@ class BinaryCounter:
         if self._fixed_scale is not None:
             return self._fixed_scale.copy()
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(levels > 0, levels / self.epsilon, 0.0)
+            return self.noise_multiplier * np.where(levels > 0, levels / self.epsilon, 0.0)
+
+    @property
+    def noise_scale(self) -> np.ndarray:
+        """Node noise scale b of every stream, the one actually drawn with (read-only copy)."""
+        return self.scale.copy()
 
     # -- the algorithm box -------------------------------------------------------------------
     def step(self, x, where=None) -> np.ndarray:
@@ -264,7 +304,7 @@ class BinaryCounter:
     # -- analytic companions ------------------------------------------------------------------
     def variance(self, n):
         r"""Variance of the release error at stream position n: :math:`2 b^2\,\mathrm{popcount}(n)`."""
-        out = 2.0 * np.square(_scalar_if_uniform(self.scale)) * popcount(n)
+        out = 2.0 * np.square(scalar_if_uniform(self.scale)) * popcount(n)
         return float(out) if np.ndim(out) == 0 else out
 
     @property
@@ -272,7 +312,7 @@ class BinaryCounter:
         """``PureDP(levels / noise_scale)`` for each stream (epsilon unless overridden)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             eps = np.where(self.levels > 0, self.levels / self.scale, 0.0)
-        return PureDP(epsilon=_scalar_if_uniform(eps))
+        return PureDP(epsilon=scalar_if_uniform(eps))
 
     @staticmethod
     def noise_process(n_max: int, *, levels: int, epsilon=None, noise_scale=None, shape=(),
@@ -281,7 +321,8 @@ class BinaryCounter:
 
         With :math:`\eta_{j,m}` i.i.d. Lap(1), one per node (level j, node id m), the release
         at :math:`\tau` is :math:`\sum_{s\le\tau} x_s + b\sum_{j:\,\mathrm{bit}_j(\tau)=1}
-        \eta_{j,\tau \gg j}` (spec seed001 §3.1). Returns an array of shape
+        \eta_{j,\tau \gg j}` (Chan, Shi and Song 2011, Algorithm 2, written as a noise process).
+        Returns an array of shape
         ``shape + (n_max,)``; add ``np.cumsum(x, -1)`` to get the releases.
         """
         n_max = check_positive_int("n_max", n_max)
@@ -318,6 +359,9 @@ class LogarithmicCounter:
     shape : int or tuple of ints
     epsilon : float or array broadcastable to ``shape``, > 0
     rng : None, int or numpy Generator
+    noise_multiplier : float
+        Factor applied to every noise scale (default 1); below 1 builds a deliberately weakened
+        counter, and ``guarantee`` reports the larger epsilon it really has.
 
     Notes
     -----
@@ -325,7 +369,8 @@ class LogarithmicCounter:
     :math:`(2^{i-1}, 2^i]` (and of item 1), each an epsilon-DP Laplace release of
     sensitivity 1; an item is in one block, so the sequence is epsilon-DP. A variant that draws
     fresh noise at each power of two (instead of accumulating it) releases noisy values of
-    overlapping sums and is *not* epsilon-DP (spec seed001 §7-A4); it is not offered.
+    overlapping sums and is *not* epsilon-DP (reading ``reading-log-counter-noise`` of the
+    book's appendix of readings and errata); it is not offered.
 
     References
     ----------
@@ -338,11 +383,12 @@ class LogarithmicCounter:
     32.0
     """
 
-    def __init__(self, shape, *, epsilon, rng=None):
+    def __init__(self, shape, *, epsilon, rng=None, noise_multiplier: float = 1.0):
         self.shape = _shape(shape)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         self.epsilon = _per_stream("epsilon", check_epsilon(epsilon, allow_inf=True),
                                    self.shape, positive=False)
-        self.scale = 1.0 / self.epsilon
+        self.scale = self.noise_multiplier * (1.0 / self.epsilon)
         self._rng = as_rng(rng)
         self.count = np.zeros(self.shape, dtype=np.int64)
         self.beta = np.zeros(self.shape)
@@ -354,7 +400,7 @@ class LogarithmicCounter:
         x = np.broadcast_to(np.asarray(x, dtype=float), self.shape)
         self.count = self.count + mask                            # n += 1
         self.beta = self.beta + np.where(mask, x, 0.0)            # beta += x
-        release = mask & _is_pow2(self.count)                     # n a power of 2:
+        release = mask & is_power_of_two(self.count)                     # n a power of 2:
         noise = self.scale * self._rng.laplace(0.0, 1.0, size=self.shape)
         self.beta = np.where(release, self.beta + noise, self.beta)   # beta += Lap(1/eps)
         self.released = np.where(release, self.beta, self.released)   # output beta
@@ -367,13 +413,18 @@ class LogarithmicCounter:
     def variance(self, n):
         r"""Noise variance of the release at the last power of two :math:`2^k \le n`:
         :math:`2(k+1)/\varepsilon^2`."""
-        k = _floor_log2(np.maximum(np.asarray(n), 1))
-        out = 2.0 * (k + 1) * np.square(_scalar_if_uniform(self.scale))
+        k = floor_log2(np.maximum(np.asarray(n), 1))
+        out = 2.0 * (k + 1) * np.square(scalar_if_uniform(self.scale))
         return float(out) if np.ndim(out) == 0 else out
 
     @property
+    def noise_scale(self) -> np.ndarray:
+        """Laplace scale of each power-of-two draw, the one actually used (read-only copy)."""
+        return self.scale.copy()
+
+    @property
     def guarantee(self) -> PureDP:
-        return PureDP(epsilon=_scalar_if_uniform(1.0 / self.scale))
+        return PureDP(epsilon=scalar_if_uniform(1.0 / self.scale))
 
     @staticmethod
     def noise_process(n_max: int, *, epsilon, shape=(), rng=None) -> np.ndarray:
@@ -383,7 +434,7 @@ class LogarithmicCounter:
         b = 1.0 / np.asarray(check_epsilon(epsilon, allow_inf=True), dtype=float)
         rng = as_rng(rng)
         shape = _shape(shape) if shape != () else ()
-        k = _floor_log2(np.arange(1, n_max + 1))
+        k = floor_log2(np.arange(1, n_max + 1))
         xi = rng.laplace(0.0, 1.0, size=shape + (int(k[-1]) + 1,))
         return np.asarray(b)[..., None] * np.cumsum(xi, axis=-1)[..., k]
 
@@ -395,10 +446,11 @@ def hybrid_error_bound(n, gamma, *, epsilon_log, epsilon_tree):
     :math:`\nu(n,\gamma) = \sqrt8\ln(4/\gamma)\,[1/\varepsilon_L
     + \mathbb 1\{n \text{ not a power of } 2\}\log_2(n)/\varepsilon_B]`; with
     :math:`\varepsilon_L = \varepsilon_B = \varepsilon` and :math:`\gamma = t^{-4}` this is the
-    :math:`\nu_a` of their Algorithm 1. The spec (§3.3) derives it from Chan et al. Cor. 2.9.
+    :math:`\nu_a` of their Algorithm 1; it follows from Chan, Shi and Song (2011),
+    Corollary 2.9.
     """
     n = np.asarray(n, dtype=np.int64)
-    tree = np.where(_is_pow2(n), 0.0, np.log2(np.maximum(n, 1)))
+    tree = np.where(is_power_of_two(n), 0.0, np.log2(np.maximum(n, 1)))
     return np.sqrt(8.0) * np.log(4.0 / np.asarray(gamma, dtype=float)) * (
         1.0 / np.asarray(epsilon_log) + tree / np.asarray(epsilon_tree))
 
@@ -421,8 +473,12 @@ class HybridCounter:
         accounting gives 2 epsilon, while the paper claims epsilon (``paper_claim``).
     tree_log_base : {2, "e"}
         Tree node scale :math:`k/\varepsilon_B` (base 2, Chan) or :math:`\ln(2^k)/\varepsilon_B`
-        (natural log, as in the authors' public code); the guarantee accounts for it.
+        (natural log, as in the authors' public code); the guarantee accounts for it
+        (:func:`tree_scale_factor`).
     rng : None, int or numpy Generator
+    noise_multiplier : float
+        Factor applied to every noise scale (default 1); below 1 builds a deliberately weakened
+        counter, and ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
@@ -436,7 +492,8 @@ class HybridCounter:
     of its epoch's tree (epsilon_B), so the counter is (epsilon_L + epsilon_B)-DP.
     The paper's Lemma B.2 argues that no composition is needed because each release reads only
     one of the two mechanisms; but a single item affects both its epoch's tree and every later
-    logarithmic release, so we report the sum (spec seed001 §7-A3).
+    logarithmic release, so we report the sum (reading ``reading-hybrid-composition`` of the
+    book's appendix of readings and errata). :func:`hybrid_guarantee` composes the two parts.
 
     References
     ----------
@@ -452,33 +509,37 @@ class HybridCounter:
     PureDP(epsilon=1)
     """
 
-    def __init__(self, shape, *, epsilon, split: str = "chan", tree_log_base=2, rng=None):
+    def __init__(self, shape, *, epsilon, split: str = "chan", tree_log_base=2, rng=None,
+                 noise_multiplier: float = 1.0):
         self.shape = _shape(shape)
         self.split = check_choice("split", split, ("chan", "paper"))
         self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         eps = _per_stream("epsilon", check_epsilon(epsilon, allow_inf=True), self.shape,
                           positive=False)
         self.epsilon = eps
-        self.epsilon_log = eps / 2 if split == "chan" else eps
-        self.epsilon_tree = eps / 2 if split == "chan" else eps
+        self.epsilon_log, self.epsilon_tree = hybrid_budget_split(eps, self.split)
         rng = as_rng(rng)
         self._rng = rng
-        self.log_ = LogarithmicCounter(self.shape, epsilon=self.epsilon_log, rng=rng)
-        self.tree_ = BinaryCounter(self.shape, epsilon=self.epsilon_tree, levels=0, rng=rng)
+        self.log_ = LogarithmicCounter(self.shape, epsilon=self.epsilon_log, rng=rng,
+                                       noise_multiplier=self.noise_multiplier)
+        self.tree_ = BinaryCounter(self.shape, epsilon=self.epsilon_tree, levels=0, rng=rng,
+                                   noise_multiplier=self.noise_multiplier)
         self.count = np.zeros(self.shape, dtype=np.int64)
 
     def _tree_scale(self, k):
-        factor = 1.0 if self.tree_log_base == 2 else math.log(2.0)
-        return factor * k / self.epsilon_tree
+        """Node scale of the epoch-k tree: m c k / epsilon_B (c from :func:`tree_scale_factor`)."""
+        return self.noise_multiplier * (tree_scale_factor(self.tree_log_base) * k
+                                        / self.epsilon_tree)
 
     def step(self, x, where=None) -> np.ndarray:
         """Feed one item to every (selected) stream; returns the releases, shape ``shape``."""
         mask = _where(where, self.shape)
         self.count = self.count + mask                              # n += 1
         self.log_.step(x, where=mask)                               # L.add(x)
-        new_epoch = mask & _is_pow2(self.count)                     # n = 2^k:
+        new_epoch = mask & is_power_of_two(self.count)                     # n = 2^k:
         if np.any(new_epoch):                                       # fresh tree, k levels
-            k = _floor_log2(np.maximum(self.count, 1))
+            k = floor_log2(np.maximum(self.count, 1))
             self.tree_.restart(where=new_epoch, levels=np.where(new_epoch, k, self.tree_.levels))
             self.tree_.scale = np.where(new_epoch, self._tree_scale(k), self.tree_.scale)
         self.tree_.step(x, where=mask & ~new_epoch)                 # else B.add(x)
@@ -486,16 +547,16 @@ class HybridCounter:
 
     def output(self) -> np.ndarray:
         """last_L at powers of two, last_L + B.output() in between."""
-        return self.log_.output() + np.where(_is_pow2(self.count), 0.0, self.tree_.output())
+        return self.log_.output() + np.where(is_power_of_two(self.count), 0.0, self.tree_.output())
 
     def variance(self, n):
         r"""Error variance at position n:
         :math:`2[(k+1) b_L^2 + \mathrm{popcount}(n \bmod 2^k)\, b_B(k)^2]`, k = floor(log2 n)."""
         n = np.asarray(n, dtype=np.int64)
-        k = _floor_log2(np.maximum(n, 1))
-        factor = 1.0 if self.tree_log_base == 2 else math.log(2.0)
-        b_l = 1.0 / _scalar_if_uniform(self.epsilon_log)
-        b_b = factor * k / _scalar_if_uniform(self.epsilon_tree)
+        k = floor_log2(np.maximum(n, 1))
+        b_l = scalar_if_uniform(self.log_.scale)
+        b_b = self.noise_multiplier * (tree_scale_factor(self.tree_log_base) * k
+                                       / scalar_if_uniform(self.epsilon_tree))
         out = 2.0 * ((k + 1) * np.square(b_l) + popcount(n - (1 << k)) * np.square(b_b))
         return float(out) if np.ndim(out) == 0 else out
 
@@ -503,47 +564,48 @@ class HybridCounter:
         """Paper's high-probability error bound nu(n, gamma) for this split (see
         :func:`hybrid_error_bound`)."""
         gamma = check_probability("gamma", gamma, open_low=True, open_high=True)
-        factor = 1.0 if self.tree_log_base == 2 else 1.0 / math.log(2.0)
-        return hybrid_error_bound(n, gamma, epsilon_log=_scalar_if_uniform(self.epsilon_log),
-                                  epsilon_tree=_scalar_if_uniform(self.epsilon_tree) * factor)
+        tree_cost = 1.0 / tree_scale_factor(self.tree_log_base)
+        m = self.noise_multiplier
+        return hybrid_error_bound(n, gamma, epsilon_log=scalar_if_uniform(self.epsilon_log) / m,
+                                  epsilon_tree=scalar_if_uniform(self.epsilon_tree) * tree_cost / m)
 
     @property
     def guarantee(self) -> PureDP:
         """Standard accounting: epsilon_L + epsilon_B' (epsilon for "chan", 2 epsilon for
         "paper"; the natural-log tree costs epsilon_B / ln 2)."""
-        factor = 1.0 if self.tree_log_base == 2 else 1.0 / math.log(2.0)
-        return PureDP(epsilon=_scalar_if_uniform(self.epsilon_log + factor * self.epsilon_tree))
+        return hybrid_guarantee(self.epsilon_log, self.epsilon_tree,
+                                tree_log_base=self.tree_log_base,
+                                noise_multiplier=self.noise_multiplier)
 
     @property
     def paper_claim(self) -> PureDP:
         """What Tossou and Dimitrakakis (Lemma B.2) claim: epsilon."""
-        return PureDP(epsilon=_scalar_if_uniform(self.epsilon))
+        return PureDP(epsilon=scalar_if_uniform(self.epsilon))
 
     @staticmethod
     def noise_process(n_max: int, *, epsilon, split: str = "chan", tree_log_base=2, shape=(),
                       rng=None) -> np.ndarray:
-        r"""Closed form of the release error at positions 1..n_max (spec seed001 §3.3):
+        r"""Closed form of the release error at positions 1..n_max (Chan, Shi and Song 2011,
+        Algorithm 4, written as a noise process):
         :math:`b_L\sum_{i=0}^{k}\xi_i + b_B(k)\sum_{j<k}\mathrm{bit}_j(n)\,\eta_{j,n\gg j}`.
 
         Node ids of different epochs never collide (:math:`n \gg j = 2^{k-j} + (\tau \gg j)`),
         so one table of :math:`\eta_{j,m}` serves every epoch. Shape ``shape + (n_max,)``.
         """
         n_max = check_positive_int("n_max", n_max)
-        check_choice("split", split, ("chan", "paper"))
-        check_choice("tree_log_base", tree_log_base, (2, "e"))
+        factor = tree_scale_factor(tree_log_base)
         eps = np.asarray(check_epsilon(epsilon, allow_inf=True), dtype=float)
-        eps_half = eps / 2 if split == "chan" else eps
+        eps_half, _ = hybrid_budget_split(eps, split)
         rng = as_rng(rng)
         shape = _shape(shape) if shape != () else ()
         n = np.arange(1, n_max + 1)
-        k = _floor_log2(n)
+        k = floor_log2(n)
         log_part = LogarithmicCounter.noise_process(n_max, epsilon=eps_half, shape=shape, rng=rng)
         tree = np.zeros(shape + (n_max,))
         for j in range(int(k[-1])):
             eta = rng.laplace(0.0, 1.0, size=shape + ((n_max >> j) + 1,))
             use = (((n >> j) & 1).astype(bool)) & (j < k)
             tree[..., use] += eta[..., n[use] >> j]
-        factor = 1.0 if tree_log_base == 2 else math.log(2.0)
         b_tree = factor * k / np.asarray(eps_half)[..., None]
         return log_part + b_tree * tree
 
@@ -553,7 +615,7 @@ def _bit_tables(n_max: int):
     """Lookup tables for 0..n_max: lowest set bit, floor(log2), power-of-two flag."""
     n = np.arange(n_max + 1, dtype=np.int64)
     n[0] = 1
-    return lowest_set_bit(n), _floor_log2(n), _is_pow2(n)
+    return lowest_set_bit(n), floor_log2(n), is_power_of_two(n)
 
 
 class CounterNoise:
@@ -577,11 +639,18 @@ class CounterNoise:
         Binary kind only: the tree's number of levels (node scale ``levels/epsilon_tree``).
     tree_log_base : {2, "e"}
     rng : numpy Generator
+    noise_multiplier : float
+        Factor applied to every noise scale (default 1); below 1 builds a deliberately weakened
+        counter, and ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
     noise : ndarray of shape (n_rows, n_cols)
         Current release error of every stream.
+    b_log : ndarray of shape (n_rows,)
+        Hybrid kind: Laplace scale of the logarithmic draws.
+    b_node : ndarray of shape (n_rows,)
+        Binary kind: Laplace scale of the tree nodes.
     count : ndarray of int, shape (n_rows, n_cols)
 
     Notes
@@ -597,19 +666,22 @@ class CounterNoise:
     _CHUNK = 2048
 
     def __init__(self, n_rows: int, n_cols: int, *, kind: str, epsilon_tree, epsilon_log=None,
-                 levels: Optional[int] = None, tree_log_base=2, rng=None):
+                 levels: Optional[int] = None, tree_log_base=2, rng=None,
+                 noise_multiplier: float = 1.0):
         self.kind = check_choice("kind", kind, ("hybrid", "binary"))
+        self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
+        self.noise_multiplier = m = check_positive("noise_multiplier", noise_multiplier)
         self._rng = as_rng(rng)
         self.eps_tree = np.broadcast_to(np.asarray(epsilon_tree, dtype=float), (n_rows, 1))[:, 0]
         if kind == "hybrid":
-            self.b_log = 1.0 / np.broadcast_to(np.asarray(epsilon_log, dtype=float),
-                                               (n_rows, 1))[:, 0]
-            factor = 1.0 if tree_log_base == 2 else math.log(2.0)
-            self._inv_eps_tree = factor / self.eps_tree   # tree scale = k * this
+            self.eps_log = np.broadcast_to(np.asarray(epsilon_log, dtype=float), (n_rows, 1))[:, 0]
+            self.b_log = m * (1.0 / self.eps_log)
+            factor = tree_scale_factor(tree_log_base)
+            self._inv_eps_tree = m * (factor / self.eps_tree)   # tree scale = k * this
             width = 20
         else:
             self.levels = check_positive_int("levels", levels)
-            self.b_node = self.levels / self.eps_tree
+            self.b_node = m * (self.levels / self.eps_tree)
             width = self.levels
         self.count = np.zeros((n_rows, n_cols), dtype=np.int64)
         self.node = np.zeros((n_rows, n_cols, width))     # scaled node noises of set bits
@@ -618,6 +690,16 @@ class CounterNoise:
         self._grow_tables(1 << 12)
         self._buf = np.empty((0, 0))
         self._pos = 0
+
+    @property
+    def guarantee(self) -> PureDP:
+        """The guarantee of the counters this noise mirrors: :func:`hybrid_guarantee`, or
+        ``PureDP(epsilon_tree / noise_multiplier)`` for the binary kind (one item lies in at
+        most ``levels`` nodes of scale ``levels / epsilon_tree``)."""
+        if self.kind == "hybrid":
+            return hybrid_guarantee(self.eps_log, self.eps_tree, tree_log_base=self.tree_log_base,
+                                    noise_multiplier=self.noise_multiplier)
+        return PureDP(epsilon=scalar_if_uniform(self.eps_tree / self.noise_multiplier))
 
     def _grow_tables(self, n_max):
         self._lowbit, self._log2, self._pow2 = _bit_tables(n_max)
@@ -638,7 +720,7 @@ class CounterNoise:
         if self.kind == "binary" and n_max >= 1 << self.levels:
             raise ValueError(f"stream longer than 2**levels - 1 = {(1 << self.levels) - 1}")
         if n_max >= len(self._lowbit):
-            need = int(_floor_log2(n_max)) + 2
+            need = int(floor_log2(n_max)) + 2
             if need > self.node.shape[-1]:
                 self.node = np.ascontiguousarray(
                     np.pad(self.node, [(0, 0), (0, 0), (0, need - self.node.shape[-1])]))

@@ -20,6 +20,9 @@ class GaussianMechanism:
         Standard deviation of the noise, > 0.
     sensitivity : float
         Largest L2 change of the released value between neighbouring inputs, > 0.
+    noise_multiplier : float
+        Factor applied to sigma when drawing (default 1); below 1 builds a deliberately
+        weakened mechanism whose ``guarantee`` reports the larger mu it really has.
 
     Notes
     -----
@@ -37,9 +40,15 @@ class GaussianMechanism:
     GaussianDP(mu=0.5)
     """
 
-    def __init__(self, *, sigma, sensitivity: float = 1.0):
+    def __init__(self, *, sigma, sensitivity: float = 1.0, noise_multiplier: float = 1.0):
         self.sigma = check_positive("sigma", sigma)
         self.sensitivity = check_positive("sensitivity", sensitivity)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+
+    @property
+    def noise_scale(self):
+        """Standard deviation actually drawn with: noise_multiplier * sigma."""
+        return self.noise_multiplier * self.sigma
 
     @classmethod
     def classical(cls, *, epsilon: float, delta: float, sensitivity: float = 1.0):
@@ -56,7 +65,8 @@ class GaussianMechanism:
 
     @property
     def mu(self):
-        return self.sensitivity / self.sigma
+        """sensitivity / noise_scale."""
+        return self.sensitivity / self.noise_scale
 
     @property
     def guarantee(self) -> GaussianDP:
@@ -64,11 +74,12 @@ class GaussianMechanism:
 
     def randomise(self, value, rng=None):
         value = np.asarray(value, dtype=float)
-        out = value + self.sigma * as_rng(rng).standard_normal(np.broadcast(value, self.sigma).shape)
+        sigma = self.noise_scale
+        out = value + sigma * as_rng(rng).standard_normal(np.broadcast(value, sigma).shape)
         return float(out) if out.ndim == 0 else out
 
     def variance(self):
-        return self.sigma ** 2
+        return self.noise_scale ** 2
 
     def bias(self) -> float:
         return 0.0
@@ -76,7 +87,9 @@ class GaussianMechanism:
     def privacy_loss(self, y, value, neighbour_value):
         """log p_value(y) - log p_neighbour(y); Gaussian with mean mu^2/2 under ``value``."""
         y = np.asarray(y, dtype=float)
-        return ((y - neighbour_value) ** 2 - (y - value) ** 2) / (2 * self.sigma ** 2)
+        return ((y - neighbour_value) ** 2 - (y - value) ** 2) / (2 * self.noise_scale ** 2)
 
     def __repr__(self) -> str:
-        return f"GaussianMechanism(sigma={self.sigma!r}, sensitivity={self.sensitivity!r})"
+        extra = "" if self.noise_multiplier == 1.0 else f", noise_multiplier={self.noise_multiplier!r}"
+        return (f"GaussianMechanism(sigma={self.sigma!r}, sensitivity={self.sensitivity!r}"
+                f"{extra})")

@@ -20,23 +20,28 @@ References
 from __future__ import annotations
 
 import math
-from typing import Dict, Sequence
+from typing import Dict
 
 import numpy as np
 from scipy.special import zeta as _zeta
 
-from .._validation import (as_rng, check_choice, check_epsilon, check_positive_int,
-                           check_probability)
-from ..accounting import ApproxDP, PureDP
+from .._arrays import scalar_if_uniform
+from .._validation import (as_rng, check_choice, check_epsilon, check_positive,
+                           check_positive_int, check_probability)
+from ..accounting import ApproxDP, PureDP, heterogeneous_advanced_composition
+from .counters import _per_stream, _shape
 
 __all__ = ["IntervalLaplaceMean", "SCHEDULES", "calibrate_epsilon", "fixed_schedule",
            "lemma_b1_schedule", "release_schedule", "interval_accountant",
-           "heterogeneous_advanced_composition", "thm34_bound", "cor31_bound", "zeta"]
+           "heterogeneous_advanced_composition", "thm34_bound", "cor31_bound",
+           "cor31_advanced_epsilon", "check_v", "zeta"]
 
 SCHEDULES = ("fixed", "lemmaB1_y", "lemmaB1_x")
 
 
-def _check_v(v) -> float:
+def check_v(v) -> float:
+    """The noise exponent v of DP-UCB-INT, a real number in (1, 1.5] (Tossou and
+    Dimitrakakis 2016, Lemma 3.1); ``TypeError``/``ValueError`` naming ``v`` otherwise."""
     if isinstance(v, (str, bytes, bool)) or v is None:
         raise TypeError(f"v must be a real number, got {v!r}")
     v = float(v)
@@ -72,7 +77,7 @@ def calibrate_epsilon(epsilon_target: float, delta_prime: float, v: float = 1.1)
     if eps > 1:
         raise ValueError(f"epsilon_target must be <= 1 (Corollary 3.2), got {epsilon_target!r}")
     dp = check_probability("delta_prime", delta_prime, open_low=True)
-    z = zeta(_check_v(v))
+    z = zeta(check_v(v))
     log_term = math.log(1.0 / dp)
     return (math.sqrt((log_term + 4 * eps) / (8 * z)) - math.sqrt(log_term / (8 * z))) ** 2
 
@@ -102,7 +107,7 @@ def lemma_b1_schedule(epsilon: float, v: float, variant: str, n_max: int) -> np.
     [46, 177, 354, 554, 767]
     """
     eps = check_epsilon(epsilon)
-    v = _check_v(v)
+    v = check_v(v)
     check_choice("variant", variant, ("x", "y"))
     n_max = check_positive_int("n_max", n_max)
     p = v if variant == "y" else v / 2
@@ -130,23 +135,6 @@ def release_schedule(epsilon: float, *, schedule: str = "fixed", v: float = 1.1,
     return lemma_b1_schedule(epsilon, v, schedule[-1], n_max)
 
 
-def heterogeneous_advanced_composition(epsilons: Sequence[float], delta_prime: float) -> ApproxDP:
-    r"""Advanced composition of pure releases with different budgets (Dwork, Rothblum and Vadhan
-    2010, Theorem III.3, in the heterogeneous form the paper uses):
-    :math:`\sum_i\varepsilon_i(e^{\varepsilon_i}-1) + \sqrt{2\ln(1/\delta')\sum_i\varepsilon_i^2}`.
-
-    For equal budgets it equals :func:`dpolearn.accounting.advanced_composition` with
-    delta = 0 (checked in the tests); the releases here have different budgets, which that
-    homogeneous form cannot express.
-    """
-    e = np.asarray(epsilons, dtype=float)
-    dp = check_probability("delta_prime", delta_prime, open_low=True, open_high=True)
-    if e.size == 0:
-        return ApproxDP(epsilon=0.0 + np.finfo(float).tiny, delta=dp)
-    total = float(np.sum(e * np.expm1(e)) + math.sqrt(2 * math.log(1 / dp) * np.sum(e ** 2)))
-    return ApproxDP(epsilon=total, delta=dp)
-
-
 def interval_accountant(release_points, *, v: float = 1.1,
                         delta_prime: float = math.exp(-10)) -> Dict[str, object]:
     r"""Exact privacy of a set of releases of one arm (the worst case: all pulls on one arm).
@@ -154,7 +142,7 @@ def interval_accountant(release_points, *, v: float = 1.1,
     Release at count n costs :math:`n^{-v/2}` (Lemma 3.1). Returns ``{"basic": PureDP(sum),
     "advanced": ApproxDP(...), "n_releases": m}``.
     """
-    v = _check_v(v)
+    v = check_v(v)
     pts = np.asarray(release_points, dtype=float)
     eps_i = pts ** (-v / 2)
     return {"basic": PureDP(epsilon=float(eps_i.sum())),
@@ -169,7 +157,7 @@ def thm34_bound(epsilon: float, t: int, *, v: float = 1.1,
     :math:`D = \varepsilon\sum_n n^{-v/2}(e^{n^{-v/2}}-1) + \sqrt{2\varepsilon\ln(1/\delta')
     \sum_n n^{-v}}`."""
     eps = check_epsilon(epsilon)
-    v = _check_v(v)
+    v = check_v(v)
     t = check_positive_int("t", t)
     dp = check_probability("delta_prime", delta_prime, open_low=True)
     n = np.arange(1, t + 1, dtype=float)
@@ -179,17 +167,39 @@ def thm34_bound(epsilon: float, t: int, *, v: float = 1.1,
     return {"basic": float(basic), "advanced": float(adv)}
 
 
+def cor31_advanced_epsilon(epsilon, v: float, delta_prime: float, *,
+                           noise_multiplier: float = 1.0):
+    r"""The t-free advanced branch of Corollary 3.1 (Tossou and Dimitrakakis 2016):
+    :math:`2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')}`.
+
+    Vectorised over ``epsilon`` (the input epsilon, <= 1). The corollary bounds the releases'
+    budgets :math:`\varepsilon_n = n^{-v/2}` by :math:`\sum\varepsilon_n^2 \le
+    \varepsilon\zeta(v)` and uses :math:`e^x - 1 \le 2x` on [0, 1]. With a noise multiplier
+    m every budget is divided by m: :math:`\sum\varepsilon_n^2` shrinks by :math:`m^2` and
+    :math:`e^x - 1 \le c\,x` on :math:`[0, 1/m]` with :math:`c = \max(2, m(e^{1/m}-1))`,
+    so the bound is :math:`c\,\varepsilon\zeta(v)/m^2 + \sqrt{2\varepsilon\zeta(v)
+    \ln(1/\delta')}/m` (the corollary itself for m = 1).
+    """
+    eps = np.asarray(epsilon, dtype=float)
+    z = zeta(v)
+    m = noise_multiplier
+    if m == 1.0:
+        return 2 * eps * z + np.sqrt(2 * eps * z * math.log(1 / delta_prime))
+    slope = max(2.0, m * math.expm1(1.0 / m))
+    return slope * eps * z / m ** 2 + np.sqrt(2 * eps * z * math.log(1 / delta_prime)) / m
+
+
 def cor31_bound(epsilon: float, t: int, *, v: float = 1.1,
                 delta_prime: float = math.exp(-10)) -> Dict[str, float]:
     r"""Corollary 3.1: ``basic`` :math:`\varepsilon(t^{1-v/2} - v/2)/(1 - v/2)` and the
-    t-free ``advanced`` :math:`2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')}`."""
+    t-free ``advanced`` :math:`2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')}`
+    (:func:`cor31_advanced_epsilon`)."""
     eps = check_epsilon(epsilon)
-    v = _check_v(v)
+    v = check_v(v)
     t = check_positive_int("t", t)
     dp = check_probability("delta_prime", delta_prime, open_low=True)
-    z = zeta(v)
     return {"basic": eps * (t ** (1 - v / 2) - v / 2) / (1 - v / 2),
-            "advanced": 2 * eps * z + math.sqrt(2 * eps * z * math.log(1 / dp))}
+            "advanced": float(cor31_advanced_epsilon(eps, v, dp))}
 
 
 class IntervalLaplaceMean:
@@ -211,6 +221,9 @@ class IntervalLaplaceMean:
     delta_prime : float in (0, 1)
         The delta of the reported ``guarantee`` (default e^-10, as in the paper's experiments).
     rng : None, int or numpy Generator
+    noise_multiplier : float
+        Factor applied to every release's noise scale (default 1); below 1 builds a deliberately
+        weakened mechanism, and ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
@@ -223,8 +236,9 @@ class IntervalLaplaceMean:
     Lemma 3.1: the release at count n is the Laplace mechanism on a mean of sensitivity 1/n
     with scale :math:`n^{v/2-1}`, hence :math:`n^{-v/2}`-DP. Releases of one arm compose
     (see :meth:`accountant`); arms compose in parallel. No noise is drawn between release
-    points (spec seed001 §7-B2: re-drawing every round would make the number of releases
-    unbounded).
+    points, and the released mean is not refreshed between them (reading
+    ``reading-interval-release-points`` of the book's appendix of readings and errata:
+    re-drawing every round would make the number of releases unbounded).
 
     Examples
     --------
@@ -234,12 +248,11 @@ class IntervalLaplaceMean:
     """
 
     def __init__(self, shape, *, epsilon, v: float = 1.1, schedule: str = "fixed",
-                 delta_prime: float = math.exp(-10), rng=None):
-        from .counters import _per_stream, _shape
-
+                 delta_prime: float = math.exp(-10), rng=None, noise_multiplier: float = 1.0):
         self.shape = _shape(shape)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         self.epsilon = _per_stream("epsilon", epsilon, self.shape)
-        self.v = _check_v(v)
+        self.v = check_v(v)
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.delta_prime = check_probability("delta_prime", delta_prime, open_low=True,
                                              open_high=True)
@@ -289,7 +302,7 @@ class IntervalLaplaceMean:
         hit = mask & self._table[self._group, self.counts]        # n in W (first time)
         if np.any(hit):
             n = self.counts[hit].astype(float)
-            noise = self._rng.laplace(0.0, 1.0, size=n.size) * n ** (self.v / 2 - 1)
+            noise = self._rng.laplace(0.0, 1.0, size=n.size) * self.noise_scale(n)
             self.mu_tilde[hit] = self.sums[hit] / n + noise       # s/n + Lap(n^{v/2-1})
             self.n_rel[hit] = self.counts[hit]
             self.n_draws += int(n.size)
@@ -306,7 +319,7 @@ class IntervalLaplaceMean:
         hit = self._table[self._group[rows, cols], n]
         if np.any(hit):
             r, c, nh = rows[hit], cols[hit], n[hit].astype(float)
-            noise = self._rng.laplace(0.0, 1.0, size=nh.size) * nh ** (self.v / 2 - 1)
+            noise = self._rng.laplace(0.0, 1.0, size=nh.size) * self.noise_scale(nh)
             self.mu_tilde[r, c] = self.sums[r, c] / nh + noise
             self.n_rel[r, c] = n[hit]
             self.n_draws += int(nh.size)
@@ -314,18 +327,24 @@ class IntervalLaplaceMean:
         return None
 
     def noise_scale(self, n):
-        """Laplace scale of a release at count n: n^(v/2 - 1)."""
-        return np.asarray(n, dtype=float) ** (self.v / 2 - 1)
+        """Laplace scale actually drawn with at count n: noise_multiplier * n^(v/2 - 1)."""
+        scale = np.asarray(n, dtype=float) ** (self.v / 2 - 1)
+        return scale if self.noise_multiplier == 1.0 else self.noise_multiplier * scale
 
     def release_epsilon(self, n):
-        """Privacy cost of one release at count n (Lemma 3.1): n^(-v/2)."""
-        return np.asarray(n, dtype=float) ** (-self.v / 2)
+        """Privacy cost of one release at count n (Lemma 3.1): n^(-v/2) / noise_multiplier."""
+        return np.asarray(n, dtype=float) ** (-self.v / 2) / self.noise_multiplier
 
     def accountant(self, n_max: int, delta_prime: float = math.exp(-10),
                    epsilon=None) -> Dict[str, object]:
         """Exact basic and advanced composition over the releases up to ``n_max`` pulls."""
-        return interval_accountant(self.release_points(n_max, epsilon), v=self.v,
-                                   delta_prime=delta_prime)
+        points = self.release_points(n_max, epsilon)
+        if self.noise_multiplier == 1.0:
+            return interval_accountant(points, v=self.v, delta_prime=delta_prime)
+        eps_i = self.release_epsilon(points)
+        return {"basic": PureDP(epsilon=float(eps_i.sum())),
+                "advanced": heterogeneous_advanced_composition(eps_i, delta_prime),
+                "n_releases": int(points.size)}
 
     @property
     def guarantee(self) -> ApproxDP:
@@ -333,10 +352,16 @@ class IntervalLaplaceMean:
         :math:`(2\varepsilon\zeta(v) + \sqrt{2\varepsilon\zeta(v)\ln(1/\delta')},\ \delta')`.
 
         Valid for input epsilon <= 1 (it uses :math:`e^x \le 1 + 2x` on [0, 1] and the sums of
-        Theorem 3.4, which dominate the exact accountant for every schedule offered here)."""
-        from .counters import _scalar_if_uniform
+        Theorem 3.4, which dominate the exact accountant for every schedule offered here);
+        see :func:`cor31_advanced_epsilon`, also for the noise multiplier."""
+        return self.anytime_guarantee(self.epsilon, v=self.v, delta_prime=self.delta_prime,
+                                      noise_multiplier=self.noise_multiplier)
 
-        eps = np.asarray(_scalar_if_uniform(self.epsilon))
-        z = zeta(self.v)
-        total = 2 * eps * z + np.sqrt(2 * eps * z * math.log(1 / self.delta_prime))
-        return ApproxDP(epsilon=float(total) if total.ndim == 0 else total, delta=self.delta_prime)
+    @staticmethod
+    def anytime_guarantee(epsilon, *, v: float, delta_prime: float,
+                          noise_multiplier: float = 1.0) -> ApproxDP:
+        """The record of :attr:`guarantee` for an input epsilon (float or per-stream array),
+        without building the mechanism (DP-UCB-INT reports it before any run)."""
+        total = cor31_advanced_epsilon(scalar_if_uniform(epsilon), v, delta_prime,
+                                       noise_multiplier=noise_multiplier)
+        return ApproxDP(epsilon=scalar_if_uniform(total), delta=delta_prime)
