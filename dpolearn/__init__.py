@@ -15,6 +15,8 @@ from .envs import BernoulliBandit, BernoulliExperts, FixedSequence, GaussianBand
 from .fullinfo import FTL, Hedge
 from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, make_checkpoints, simulate
+from . import testing
+from .leaderboard import Leaderboard, evaluate
 
 __version__ = "0.2.0"   # the same as pyproject.toml (tests/test_packaging.py checks it)
 
@@ -25,4 +27,5 @@ __all__ = [
     "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",
     "BernoulliBandit", "GaussianBandit", "BernoulliExperts", "FixedSequence",
     "Policy", "PrivacyAssumptionWarning", "Result", "simulate", "make_checkpoints",
+    "testing", "evaluate", "Leaderboard",
 ]

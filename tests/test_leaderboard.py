@@ -1,0 +1,200 @@
+"""A third-party policy, written in its own module outside the package, goes through
+check_policy and evaluate beside built-in algorithms; its audit separates an honest claim
+from a false one."""
+import csv
+import importlib
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from dpolearn.experiments.registry import SUMMARY_COLUMNS
+from dpolearn.leaderboard import Leaderboard, audit_claim, evaluate, whitebox_ledger
+from dpolearn.testing import check_policy
+
+THIRD_PARTY = textwrap.dedent('''
+    """A user's private explore-then-commit policy, outside dpolearn."""
+    import numpy as np
+
+    from dpolearn.accounting import PureDP
+    from dpolearn.policy import Policy
+
+
+    class PrivateETC(Policy):
+        """Pull each arm m times, then commit to the arm of largest Laplace-noised sum.
+
+        Each reward enters one released sum with Lap(1/epsilon) noise (sensitivity 1):
+        epsilon-DP by parallel composition; the commitment is post-processing.
+        """
+
+        label = "Private ETC"
+
+        def __init__(self, *, epsilon, m=20, noise_factor=1.0):
+            if isinstance(epsilon, str) or not np.isreal(epsilon):
+                raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
+            if not epsilon > 0:
+                raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
+            self.epsilon, self.m, self.noise_factor = float(epsilon), int(m), float(noise_factor)
+
+        def reset(self, n_runs, n_arms, rng):
+            self._rng, self._K = rng, n_arms
+            self._sums = np.zeros((n_runs, n_arms))
+            self._choice = None
+
+        def select(self, t):
+            n_runs = self._sums.shape[0]
+            if t <= self.m * self._K:
+                return np.full(n_runs, (t - 1) % self._K, dtype=np.int64)
+            if self._choice is None:
+                scale = self.noise_factor / self.epsilon
+                noisy = self._sums + self._rng.laplace(0.0, scale, self._sums.shape)
+                self._choice = np.argmax(noisy, axis=1)
+            return self._choice
+
+        def update(self, t, arms, rewards):
+            if t <= self.m * self._K:
+                self._sums[np.arange(len(arms)), arms] += rewards
+
+        @property
+        def guarantee(self):
+            return PureDP(epsilon=self.epsilon)
+
+        def params(self):
+            return {"epsilon": self.epsilon, "m": self.m, "noise_factor": self.noise_factor}
+
+
+    class BrokenETC(PrivateETC):
+        """Three defects: a list from select, the global RNG, and a repr that drops m."""
+
+        label = "Broken ETC"
+
+        def select(self, t):
+            arms = super().select(t)
+            if t > self.m * self._K and np.random.random() < 0.05:
+                arms = (arms + 1) % self._K
+            return list(arms)
+
+        def params(self):
+            return {"epsilon": self.epsilon, "pulls_per_arm": self.m}
+''')
+
+
+@pytest.fixture()
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "my_bandits.py").write_text(THIRD_PARTY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("my_bandits")
+    yield mod
+    sys.modules.pop("my_bandits", None)
+
+
+def test_third_party_policy_lives_outside_the_package(user_module):
+    assert "dpolearn" not in user_module.__file__
+
+
+def test_third_party_policy_passes_check_policy(user_module):
+    report = check_policy(lambda epsilon, horizon: user_module.PrivateETC(epsilon=epsilon, m=5),
+                          horizon=80)
+    assert report.ok, str(report)
+
+
+def test_broken_third_party_policy_reports_each_defect_by_name(user_module):
+    report = check_policy(lambda epsilon, horizon: user_module.BrokenETC(epsilon=epsilon, m=5),
+                          horizon=80, raise_on_fail=False)
+    assert {"select_shape", "no_global_rng", "params_repr"} <= set(report.failed), str(report)
+    assert {"guarantee", "bad_epsilon"} <= set(report.passed)
+
+
+def test_evaluate_beside_two_builtins_quick(user_module, tmp_path):
+    start = time.perf_counter()
+    board = evaluate(lambda epsilon, horizon: user_module.PrivateETC(epsilon=epsilon),
+                     algorithms=["Lazy-DP-TS", "DP-SE"], scale="quick", audit=True,
+                     audit_trials=20_000)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 60, f"quick leaderboard took {elapsed:.1f} s"
+    assert isinstance(board, Leaderboard)
+    assert board.algorithms == ["Private ETC", "Lazy-DP-TS", "DP-SE"]
+    n_cells = len(board.instances) * len(board.epsilons) * 3
+    assert len(board.cells) == n_cells
+    # every cell is on the common privacy scale: honest epsilon equals the grid value
+    for c in board.cells:
+        assert c["level"]["kind"] == "pure" and c["level"]["epsilon"] == pytest.approx(c["epsilon"])
+    assert board.claim_mismatch == []
+    # ranks within each (instance, epsilon) group are 1..3
+    rows = board.rows()
+    for inst in board.instances:
+        for e in board.epsilons:
+            assert sorted(r["rank"] for r in rows if r["instance"] == inst
+                          and r["epsilon"] == e) == [1, 2, 3]
+    # the honest policy's audit finds no violation; it keeps no ledger
+    assert board.audit is not None and not board.audit.violated
+    assert board.ledger is None
+    # summary.csv in the standard columns, one row per cell
+    path = board.write_summary(tmp_path)
+    with open(path) as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames[:len(SUMMARY_COLUMNS)] == SUMMARY_COLUMNS
+        got = list(reader)
+    assert len(got) == n_cells
+    assert {r["experiment"] for r in got} == {"leaderboard"}
+    fig = board.figure()
+    assert len([ax for ax in fig.axes if ax.lines]) == len(board.instances)
+    assert "Private ETC" in board.markdown()
+
+
+def test_the_audit_catches_a_false_claim(user_module):
+    """Half the Laplace scale while claiming epsilon: the true level is 2 epsilon.
+
+    With m = 1 on the two-arm tables of adversarial_pairs("lazy"), the commitment compares
+    r + Z0 with 1 + Z1 (Z ~ Lap(b)). Arm 0 is chosen with probability
+    P(Z0 - Z1 > 1 - r): 1/2 for r = 1 and (2 + 1/b) e^{-1/b} / 4 for r = 0, so the event's
+    log-ratio is ln 2 - ln((2 + 1/b) e^{-1/b} / 2): 0.59 at b = 1 (honest, epsilon = 1)
+    and 1.30 at b = 1/2 (the false claim); with 20 000 trials per side the Clopper-Pearson
+    bound sits within about 0.06 of these, below 1 and above 1 respectively.
+    """
+    honest = audit_claim(lambda e, T: user_module.PrivateETC(epsilon=e, m=1), epsilon=1.0,
+                         n_trials=20_000)
+    false = audit_claim(lambda e, T: user_module.PrivateETC(epsilon=e, m=1, noise_factor=0.5),
+                        epsilon=1.0, n_trials=20_000)
+    assert not honest.violated and honest.epsilon_lower < 1.0
+    assert false.violated and false.epsilon_lower > 1.0
+
+
+def test_whitebox_ledger_of_a_builtin_gdp_policy():
+    from dpolearn.bandits import DPTSUCB
+
+    out = whitebox_ledger(lambda e, T: DPTSUCB(alpha=0.5, horizon=T, track_privacy=True),
+                          horizon=500)
+    assert out is not None and out["ok"] and 0 < out["spent"] <= out["claimed"]
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"algorithms": ["No-such-algorithm"]}, "algorithms"),
+    ({"algorithms": "DP-SE"}, "algorithms"),
+    ({"instances": ["no such instance"]}, "instances"),
+    ({"instances": {"bad": (0.5, 1.5)}}, "instances"),
+    ({"epsilons": [-1.0]}, "epsilon"),
+    ({"horizon": 0}, "horizon"),
+    ({"n_runs": 0}, "n_runs"),
+])
+def test_invalid_arguments(user_module, kw, match):
+    with pytest.raises(ValueError, match=match):
+        evaluate(lambda e, T: user_module.PrivateETC(epsilon=e), audit=False, **kw)
+
+
+def test_full_information_policy_is_refused():
+    from dpolearn.fullinfo import FTL
+
+    with pytest.raises(TypeError, match="bandit"):
+        evaluate(FTL, audit=False)
+
+
+def test_same_seed_same_board(user_module):
+    kw = dict(algorithms=["DP-SE"], instances=["2 arms, gap 0.1"], epsilons=[0.5, 2.0],
+              horizon=300, n_runs=3, audit=False)
+    a = evaluate(lambda e, T: user_module.PrivateETC(epsilon=e), **kw)
+    b = evaluate(lambda e, T: user_module.PrivateETC(epsilon=e), **kw)
+    assert all(np.array_equal(x["result"].regret, y["result"].regret)
+               for x, y in zip(a.cells, b.cells))
