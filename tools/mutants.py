@@ -1,0 +1,272 @@
+#!/usr/bin/env python
+"""Privacy mutation campaign: apply each semantic mutant of ``tools/mutants_catalogue.py`` to a
+temporary copy of the repository, run the test suite there, and report killed / survived.
+
+Usage::
+
+    python tools/mutants.py                 # every mutant, full non-book suite, one pytest at a time
+    python tools/mutants.py --list          # the catalogue
+    python tools/mutants.py --check         # only check that every anchor applies (no tests)
+    python tools/mutants.py --only ID [--only ID2]
+    python tools/mutants.py -j 2            # two mutants at once (the machine is shared: default 1)
+
+The working tree is never modified: the package, the tests and the project files are copied to
+a temporary directory, the mutant is applied to the copy, and pytest runs in the copy with
+``PYTHONPATH`` pointing at it (the check that ``dpolearn`` is imported from the copy is part of
+every run). The suite is every test outside the book build (book, notebooks, browser,
+assignments, editions, PDF), doctests included; the privacy behaviour tests and the tests of the
+mutated module run first and pytest stops at the first failure (``-x``), so a killed mutant costs
+seconds while a survivor is run against the whole suite.
+
+Exit status: 0 if every mutant is killed; 1 if any survives, any anchor is missing or ambiguous,
+or the unmutated suite fails in the copy (checked first, with ``--baseline``, the default).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from mutants_catalogue import MUTANTS  # noqa: E402
+
+#: What is copied into each sandbox (everything pytest and the package need, nothing built).
+COPY = ["dpolearn", "tests", "pyproject.toml", "README.md", "CONTRIBUTING.md", "_config.yml",
+        "_toc.yml", "requirements.txt", "requirements-test.txt", "tools", "benchmarks"]
+#: Test files that build or read the book, open a browser, or produce documents: excluded.
+EXCLUDE_GLOBS = ["tests/test_book*.py", "tests/test_notebook*.py", "tests/test_browser*.py",
+                 "tests/test_assign*.py", "tests/test_edition*.py", "tests/test_pdf*.py",
+                 "tests/browser_fixture"]
+#: Run first: the tests that check privacy behaviour directly.
+FIRST = ["tests/test_privacy_behaviour.py"]
+#: Tests of each module, run right after FIRST when that module is mutated.
+MODULE_TESTS = {
+    "laplace.py": ["tests/test_mechanisms.py"],
+    "gaussian.py": ["tests/test_mechanisms.py", "tests/test_gdp.py"],
+    "noisy_max.py": ["tests/test_mechanisms.py"],
+    "counters.py": ["tests/test_counters.py", "tests/test_dp_ucb.py"],
+    "interval_mean.py": ["tests/test_interval_mean.py", "tests/test_dp_ucb.py"],
+    "lazy_mean.py": ["tests/test_lazy_mean.py", "tests/test_lazy.py"],
+    "dp_ucb.py": ["tests/test_dp_ucb.py"],
+    "dpts.py": ["tests/test_dpts.py"],
+    "dpse.py": ["tests/test_dpse.py"],
+    "adap.py": ["tests/test_adap.py"],
+    "rnm_ftnl.py": ["tests/test_rnm_ftnl.py"],
+    "epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
+    "dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
+}
+TIMEOUT = 3600      # seconds per mutant; a hang counts as killed-by-timeout, shown as such
+
+
+class AnchorError(Exception):
+    """The mutant's anchor is missing or not unique."""
+
+
+def apply_mutant(text: str, mutant: dict) -> str:
+    """Return ``text`` with the mutant applied; AnchorError unless the anchor matches once."""
+    if "old" in mutant:
+        n = text.count(mutant["old"])
+        if n != 1:
+            raise AnchorError(f"anchor found {n} times (need exactly 1): {mutant['old']!r}")
+        return text.replace(mutant["old"], mutant["new"])
+    matches = list(re.finditer(mutant["pattern"], text, flags=re.MULTILINE))
+    if len(matches) != 1:
+        raise AnchorError(f"pattern matched {len(matches)} times (need exactly 1): "
+                          f"{mutant['pattern']!r}")
+    return re.sub(mutant["pattern"], mutant["new"], text, count=1, flags=re.MULTILINE)
+
+
+def check_catalogue(mutants) -> list:
+    """Problems of the catalogue: duplicate ids, missing files, anchors that do not apply."""
+    problems, seen = [], set()
+    for m in mutants:
+        if m["id"] in seen:
+            problems.append((m["id"], "duplicate id"))
+        seen.add(m["id"])
+        path = ROOT / m["file"]
+        if not path.exists():
+            problems.append((m["id"], f"file {m['file']} does not exist"))
+            continue
+        try:
+            new = apply_mutant(path.read_text(), m)
+        except AnchorError as exc:
+            problems.append((m["id"], f"{m['file']}: {exc}"))
+            continue
+        if new == path.read_text():
+            problems.append((m["id"], "replacement leaves the file unchanged"))
+    return problems
+
+
+def make_sandbox() -> Path:
+    """A fresh copy of the repository parts the tests need."""
+    box = Path(tempfile.mkdtemp(prefix="dpolearn-mutant-"))
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
+    for name in COPY:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, box / name, ignore=ignore)
+        elif src.exists():
+            shutil.copy2(src, box / name)
+    return box
+
+
+def pytest_command(box: Path, mutated_file: str | None) -> list:
+    """pytest in the sandbox: privacy behaviour tests, the module's tests, then everything."""
+    order = list(FIRST)
+    if mutated_file:
+        order += MODULE_TESTS.get(Path(mutated_file).name, [])
+    order += ["tests", "dpolearn"]
+    order = [p for i, p in enumerate(order) if p not in order[:i] and (box / p).exists()]
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
+           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rN"]
+    for pattern in EXCLUDE_GLOBS:
+        cmd += ["--ignore-glob", str(box / pattern)]
+    return cmd + order
+
+
+def sandbox_env(box: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(box) + os.pathsep + env.get("PYTHONPATH", "")
+    env["DPOLEARN_PROGRESS"] = "0"
+    env["DPOLEARN_SCALE"] = "quick"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def verify_import(box: Path) -> None:
+    """Refuse to run unless ``import dpolearn`` resolves to the sandbox copy."""
+    out = subprocess.run([sys.executable, "-c", "import dpolearn; print(dpolearn.__file__)"],
+                         cwd=box, env=sandbox_env(box), capture_output=True, text=True)
+    where = Path(out.stdout.strip()).resolve()
+    if out.returncode != 0 or box.resolve() not in where.parents:
+        raise RuntimeError(f"dpolearn is imported from {where or out.stderr!s}, not from the "
+                           f"sandbox {box}; refusing to run (the working tree would be tested)")
+
+
+def run_one(mutant: dict | None) -> dict:
+    """Apply ``mutant`` (None: the unmutated baseline) in a fresh sandbox and run pytest."""
+    box = make_sandbox()
+    start = time.perf_counter()
+    try:
+        if mutant is not None:
+            target = box / mutant["file"]
+            target.write_text(apply_mutant(target.read_text(), mutant))
+        verify_import(box)
+        cmd = pytest_command(box, mutant["file"] if mutant else None)
+        try:
+            proc = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True,
+                                  text=True, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return {"status": "timeout", "seconds": time.perf_counter() - start,
+                    "killer": f"timeout after {TIMEOUT} s"}
+        status = "passed" if proc.returncode == 0 else "failed"
+        if proc.returncode not in (0, 1):           # 2-5: pytest itself could not run
+            status = "error"
+        return {"status": status, "seconds": time.perf_counter() - start,
+                "killer": first_failure(proc.stdout), "output": proc.stdout[-4000:] + proc.stderr[-2000:]}
+    except AnchorError as exc:
+        return {"status": "anchor", "seconds": time.perf_counter() - start, "killer": str(exc)}
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+
+
+def first_failure(stdout: str) -> str:
+    for line in stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            return line.split(" ", 1)[1].split(" - ")[0]
+    return ""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--list", action="store_true", help="print the catalogue")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that every anchor applies exactly once (no tests)")
+    ap.add_argument("--only", action="append", metavar="ID", help="run only this mutant")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the unmutated run (which must pass for the campaign to mean much)")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs must be >= 1, got {args.jobs}")
+
+    mutants = MUTANTS
+    if args.only:
+        unknown = sorted(set(args.only) - {m["id"] for m in MUTANTS})
+        if unknown:
+            ap.error(f"unknown mutant id(s): {', '.join(unknown)} (see --list)")
+        mutants = [m for m in MUTANTS if m["id"] in args.only]
+
+    if args.list or args.check:
+        problems = dict(check_catalogue(mutants))
+        width = max(len(m["id"]) for m in mutants)
+        for m in mutants:
+            mark = "ok " if m["id"] not in problems else "BAD"
+            print(f"{mark} {m['id']:<{width}}  {m['file']:<38} {m['description']}")
+        for mid, msg in problems.items():
+            print(f"ANCHOR {mid}: {msg}")
+        print(f"{len(mutants)} mutants, {len(problems)} with anchor problems")
+        return 1 if problems else 0
+
+    problems = check_catalogue(mutants)
+    for mid, msg in problems:
+        print(f"ANCHOR {mid}: {msg}")
+    t0 = time.perf_counter()
+    if not args.no_baseline:
+        print("baseline (no mutant) ...", flush=True)
+        base = run_one(None)
+        print(f"baseline: {base['status']} in {base['seconds']:.0f} s {base.get('killer', '')}",
+              flush=True)
+        if base["status"] != "passed":
+            print(base.get("output", ""))
+            print("the unmutated suite fails in the sandbox: a failure cannot be credited to a "
+                  "mutant; fix the suite first")
+            return 1
+
+    results = {}
+    bad_ids = {mid for mid, _ in problems}
+    runnable = [m for m in mutants if m["id"] not in bad_ids]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(run_one, m): m for m in runnable}
+        for fut in concurrent.futures.as_completed(futures):
+            m = futures[fut]
+            res = fut.result()
+            results[m["id"]] = res
+            verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "SURVIVED",
+                       "error": "ERROR", "anchor": "ANCHOR"}[res["status"]]
+            print(f"{verdict:<17} {m['id']:<30} {res['seconds']:6.0f} s  {res['killer']}",
+                  flush=True)
+            if res["status"] == "error":
+                print(res.get("output", ""))
+    for mid, msg in problems:
+        results[mid] = {"status": "anchor", "seconds": 0.0, "killer": msg}
+
+    total = time.perf_counter() - t0
+    width = max(len(m["id"]) for m in mutants)
+    print("\n" + f"{'mutant':<{width}}  {'result':<16} {'seconds':>7}  killed by")
+    for m in mutants:
+        r = results[m["id"]]
+        verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "SURVIVED",
+                   "error": "ERROR", "anchor": "ANCHOR MISSING"}[r["status"]]
+        print(f"{m['id']:<{width}}  {verdict:<16} {r['seconds']:7.0f}  {r['killer']}")
+    killed = sum(r["status"] in ("failed", "timeout") for r in results.values())
+    survived = [mid for mid, r in results.items() if r["status"] == "passed"]
+    broken = [mid for mid, r in results.items() if r["status"] in ("error", "anchor")]
+    print(f"\n{len(mutants)} mutants: {killed} killed, {len(survived)} survived, "
+          f"{len(broken)} not applied or errored; runtime {total:.0f} s ({total / 60:.1f} min)")
+    if survived:
+        print("survivors: " + ", ".join(survived))
+    return 0 if killed == len(mutants) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
