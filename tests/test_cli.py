@@ -1,17 +1,19 @@
-"""The command line and the experiments registry."""
+"""The command line and the experiments registry: outputs, and one clear line for bad input."""
 import csv
+import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import dpolearn as dpl
 from dpolearn.experiments import SUMMARY_COLUMNS
 
 
-def _cli(*args, env=None):
+def _cli(*args, env=None, cwd=None):
     return subprocess.run([sys.executable, "-m", "dpolearn", *args], capture_output=True,
-                          text=True, env=env)
+                          text=True, env=env, cwd=cwd)
 
 
 def test_list_prints_one_id_per_line():
@@ -23,8 +25,6 @@ def test_list_prints_one_id_per_line():
 
 def test_run_writes_figures_data_and_summary(tmp_path):
     cache = tmp_path / "cache"
-    import os
-
     env = dict(os.environ, DPOLEARN_CACHE=str(cache))
     out = _cli("run", "primer-ucb-ts", "--scale", "quick", "--out", str(tmp_path), "--quiet", env=env)
     assert out.returncode == 0, out.stderr
@@ -38,9 +38,6 @@ def test_run_writes_figures_data_and_summary(tmp_path):
     assert any(cache.iterdir()), "the result is cached"
 
 
-def test_unknown_id_and_bad_jobs_are_refused():
-    assert _cli("run", "nope").returncode == 2
-    assert "--jobs must be >= 1" in _cli("run", "primer-ucb-ts", "--jobs", "0").stderr
 
 
 def test_results_do_not_depend_on_jobs(tmp_path, monkeypatch):
@@ -55,6 +52,187 @@ def test_cache_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     first = dpl.experiments.run("primer-ucb-ts", "quick")
     files = list(tmp_path.iterdir())
-    assert len(files) == 1 and dpl.experiments.source_hash() in files[0].name
+    assert len(files) == 1 and files[0].name.startswith("primer-ucb-ts-quick-seed0-")
     second = dpl.experiments.run("primer-ucb-ts", "quick")
     assert np.array_equal(first["UCB1"].regret, second["UCB1"].regret)
+
+
+# --- bad input: one line on stderr, exit status 2, no traceback, nothing computed -------------
+
+def _refused(out, *needles):
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert out.stdout == "", "nothing may run before the input is checked"
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The environment of a CLI call, with its own (empty) cache directory."""
+    values = {k: v for k, v in os.environ.items() if not k.startswith("DPOLEARN_")}
+    values["DPOLEARN_CACHE"] = str(tmp_path / "cache")
+    return values
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["run", "nope"], ["unknown experiment id", "nope"]),
+    (["run", "primer-ucb-ts", "nope", "zilch"], ["nope, zilch"]),
+    (["run"], ["give experiment ids or --all"]),
+    (["run", "primer-ucb-ts", "--all"], ["not both"]),
+    (["run", "primer-ucb-ts", "--jobs", "0"], ["--jobs must be >= 1, got 0"]),
+    (["run", "primer-ucb-ts", "--seed", "-3"], ["--seed must be >= 0, got -3"]),
+    (["run", "primer-ucb-ts", "--seed", "abc"], ["--seed", "'abc'"]),
+    (["run", "primer-ucb-ts", "--scale", "huge"], ["--scale", "'huge'"]),
+    (["run", "primer-ucb-ts", "--executor", "ray"], ["--executor", "'ray'"]),
+    (["run", "primer-ucb-ts", "--executor", "dask"], ["--scheduler ADDRESS"]),
+    (["run", "primer-ucb-ts", "--scheduler", "tcp://127.0.0.1:8786"], ["only used with --executor dask"]),
+    (["frobnicate"], ["frobnicate"]),
+    ([], ["command"]),
+])
+def test_bad_arguments_are_one_line_exit_2(env, args, needles):
+    _refused(_cli(*args, env=env), *needles)
+
+
+def test_out_that_is_a_file_is_refused_before_computing(env, tmp_path):
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    _refused(_cli("run", "primer-ucb-ts", "--out", str(target), env=env), "--out", str(target), "file")
+    assert not (tmp_path / "cache").exists(), "refused before any computation"
+
+
+def test_unwritable_out_is_refused_before_computing(env, tmp_path):
+    # Running as root defeats file permissions, so use places no one can create a directory in.
+    below_a_file = tmp_path / "a-file" / "results"
+    (tmp_path / "a-file").write_text("x")
+    _refused(_cli("run", "primer-ucb-ts", "--out", str(below_a_file), env=env), "--out", str(below_a_file))
+    _refused(_cli("run", "primer-ucb-ts", "--out", "/proc/dpolearn-results", env=env),
+             "--out", "/proc/dpolearn-results", "writable")
+    assert not (tmp_path / "cache").exists(), "refused before any computation"
+
+
+@pytest.mark.parametrize("name, value", [
+    ("DPOLEARN_SCALE", "nonsense"), ("DPOLEARN_SCALE", "QUICK"),
+    ("DPOLEARN_PROGRESS", "maybe"), ("DPOLEARN_PROGRESS", "2"),
+])
+def test_bad_environment_is_refused_before_computing(env, tmp_path, name, value):
+    env[name] = value
+    _refused(_cli("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env=env), name, repr(value))
+    assert not (tmp_path / "cache").exists(), "refused before any computation"
+
+
+def test_cache_variable_naming_a_file_is_refused(env, tmp_path):
+    (tmp_path / "cache").write_text("x")
+    _refused(_cli("run", "primer-ucb-ts", env=env), "DPOLEARN_CACHE", "file")
+
+
+@pytest.mark.parametrize("value, shown", [("0", False), ("off", False), ("No", False),
+                                          ("1", True), ("auto", True), ("TRUE", True)])
+def test_progress_variable_values(monkeypatch, value, shown):
+    monkeypatch.setenv("DPOLEARN_PROGRESS", value)
+    assert dpl.experiments.progress_default() is shown
+
+
+def test_corrupt_cache_entry_is_one_warning_line_and_replaced(env, tmp_path):
+    assert _cli("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env=env).returncode == 0
+    [entry] = (tmp_path / "cache").iterdir()
+    entry.write_bytes(entry.read_bytes()[:100])
+    out = _cli("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith(f"warning: cache entry {entry} is unusable: ") and "truncated" in line
+    out = _cli("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env=env)
+    assert out.returncode == 0 and out.stderr == "", "the entry was replaced by a sound one"
+
+
+# --- the registry's own checks --------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error, needle", [
+    (lambda: dpl.experiments.run(3), TypeError, "id"),
+    (lambda: dpl.experiments.run("nope"), ValueError, "'nope'"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", "QUICK"), ValueError, "'QUICK'"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=-1), ValueError, "seed must be >= 0, got -1"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.int64(-1)), ValueError, "got -1"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=1.5), TypeError, "1.5"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=None), TypeError, "None"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed="abc"), TypeError, "'abc'"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=True), TypeError, "True"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.random.default_rng(0)), TypeError, "Generator"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", jobs=0), ValueError, "jobs"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", progress="no"), TypeError, "progress"),
+    (lambda: dpl.experiments.run("primer-ucb-ts", cache="no"), TypeError, "cache"),
+    (lambda: dpl.experiments.figure("primer-ucb-ts", [1]), TypeError, "data"),
+    (lambda: dpl.experiments.scale("Paper"), ValueError, "'Paper'"),
+    (lambda: dpl.experiments.scale(1), TypeError, "1"),
+    (lambda: dpl.experiments.set_scale("big"), ValueError, "'big'"),
+    (lambda: dpl.experiments.derive_seed(), ValueError, "at least one key"),
+    (lambda: dpl.experiments.derive_seed("x", object), TypeError, "keys"),
+    (lambda: dpl.experiments.derive_seed("x", [1, 2]), TypeError, "[1, 2]"),
+    (lambda: dpl.experiments.parallel_map(3, [1]), TypeError, "fn"),
+    (lambda: dpl.experiments.parallel_map(abs, 3), TypeError, "tasks"),
+    (lambda: dpl.experiments.parallel_map(abs, [1], jobs=0), ValueError, "jobs"),
+    (lambda: dpl.experiments.parallel_map(abs, [1], jobs=2.0), TypeError, "jobs"),
+    (lambda: dpl.experiments.set_executor("ray"), ValueError, "'ray'"),
+    (lambda: dpl.experiments.set_executor("dask"), ValueError, "scheduler"),
+    (lambda: dpl.experiments.set_executor("dask", scheduler=8786), TypeError, "8786"),
+    (lambda: dpl.experiments.set_executor("local", scheduler="tcp://x:1"), ValueError, "scheduler"),
+    (lambda: dpl.experiments.check_out_dir(3), TypeError, "3"),
+])
+def test_registry_refuses_bad_input(tmp_path, monkeypatch, call, error, needle):
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    with pytest.raises(error) as info:
+        call()
+    assert needle in str(info.value)
+    assert not any(tmp_path.iterdir()), "nothing computed"
+
+
+def test_bad_scale_variable_is_named(monkeypatch):
+    monkeypatch.setenv("DPOLEARN_SCALE", "QUICK")
+    with pytest.raises(ValueError, match="DPOLEARN_SCALE.*'QUICK'"):
+        dpl.experiments.scale()
+
+
+def test_set_scale_overrides_the_variable_and_can_be_undone(monkeypatch):
+    monkeypatch.setenv("DPOLEARN_SCALE", "quick")
+    try:
+        assert dpl.experiments.set_scale("paper") == "paper" == dpl.experiments.scale()
+        monkeypatch.setenv("DPOLEARN_SCALE", "nonsense")          # the override wins
+        assert dpl.experiments.scale() == "paper"
+        assert dpl.experiments.scale("quick") == "quick"           # an explicit value wins
+    finally:
+        monkeypatch.setenv("DPOLEARN_SCALE", "quick")
+        assert dpl.experiments.set_scale(None) == "quick"
+    assert dpl.experiments.scale() == "quick"
+
+
+def test_set_scale_reaches_run(tmp_path, monkeypatch):
+    """run() without a scale uses the one chosen in this process (as a notebook cell would)."""
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    seen = []
+    registry = dpl.experiments.registry
+    registry.ids()
+    registry.register("test-cli-scale", title="scale probe")(
+        lambda scale, seed, jobs, progress: seen.append(scale) or {"scale": scale})
+    try:
+        dpl.experiments.set_scale("paper")
+        assert dpl.experiments.run("test-cli-scale")["scale"] == "paper"
+        dpl.experiments.set_scale("quick")
+        assert dpl.experiments.run("test-cli-scale")["scale"] == "quick"
+    finally:
+        dpl.experiments.set_scale(None)
+        registry._REGISTRY.pop("test-cli-scale", None)
+    assert seen == ["paper", "quick"]
+
+
+def test_derive_seed_reads_seed_sequences_without_advancing_them():
+    seq = np.random.SeedSequence(2024)
+    first = dpl.experiments.derive_seed("fig", seq)
+    seq.spawn(3)                                  # a caller's spawning must not change the result
+    second = dpl.experiments.derive_seed("fig", seq)
+    assert first.entropy == second.entropy
+    assert seq.n_children_spawned == 3
+    other = dpl.experiments.derive_seed("fig", np.random.SeedSequence(2025))
+    assert other.entropy != first.entropy
+    # integers seed as before: the same keys, the same bits
+    assert dpl.experiments.derive_seed("fig", 1, 0.5).entropy == dpl.experiments.derive_seed("fig", 1, 0.5).entropy

@@ -1,11 +1,15 @@
 """Experiments: one registered function per figure or table of the book.
 
 Modules in this package register their experiments on import; ``ids()`` imports them all.
+See :mod:`dpolearn.experiments.registry` for the scale switch (``set_scale``), the result
+cache and the executors (local processes or Dask, ``set_executor``).
 """
-from .registry import (SCALES, SUMMARY_COLUMNS, Experiment, cache_dir, derive_seed, figure, get,
-                       ids, parallel_map, register, regret_rows, run, scale, source_hash,
-                       write_outputs)
+from .registry import (EXECUTORS, SCALES, SUMMARY_COLUMNS, CacheWarning, Experiment, cache_dir,
+                       check_out_dir, derive_seed, executor, figure, get, ids, parallel_map,
+                       progress_default, refresh_session, register, regret_rows, run, scale,
+                       set_executor, set_scale, source_hash, write_outputs)
 
-__all__ = ["SCALES", "SUMMARY_COLUMNS", "Experiment", "cache_dir", "derive_seed", "figure", "get",
-           "ids", "parallel_map", "register", "regret_rows", "run", "scale", "source_hash",
-           "write_outputs"]
+__all__ = ["EXECUTORS", "SCALES", "SUMMARY_COLUMNS", "CacheWarning", "Experiment", "cache_dir",
+           "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",
+           "progress_default", "refresh_session", "register", "regret_rows", "run", "scale",
+           "set_executor", "set_scale", "source_hash", "write_outputs"]

@@ -3,33 +3,68 @@
 An experiment has a ``compute(scale, seed, jobs, progress) -> data`` function (``data`` is a
 picklable dict), a ``plot(data) -> Figure`` function and, for regret experiments, a
 ``summary(data) -> rows`` function giving one row per curve for ``summary.csv``. Chapters and
-the command line call the same functions through :func:`run` and :func:`figure`, and results
-are cached on disk keyed by (id, scale, seed, hash of the dpolearn source).
+the command line call the same functions through :func:`run` and :func:`figure`.
+
+Scale
+    ``"quick"`` (seconds per chapter, the default) or ``"paper"`` (the papers' own horizons and
+    numbers of runs). :func:`scale` returns the scale in force: the value given to
+    :func:`set_scale` in this process if any, else ``$DPOLEARN_SCALE``, else ``"quick"``. In a
+    running notebook (Colab, Binder, Jupyter), call ``dpl.experiments.set_scale("paper")``
+    before the experiments run; no restart is needed.
+
+Cache
+    :func:`run` keeps each experiment's data on disk under :func:`cache_dir`, keyed by
+    experiment id, scale, seed, a hash of the dpolearn source and the numpy and scipy versions.
+    Entries carry a schema tag and a checksum; an unusable entry is reported with a
+    :class:`CacheWarning` naming the file, recomputed and replaced, and writes are atomic.
+    ``run(..., cache=False)`` (the command line's ``--no-cache``) recomputes the experiment and
+    every experiment it reads through nested ``run`` calls, and rewrites their entries.
+
+Executor
+    The independent tasks of an experiment go through :func:`parallel_map`: ``jobs`` local
+    processes by default, or the workers of a Dask cluster after
+    ``set_executor("dask", scheduler="tcp://host:8786")`` (``pip install
+    "dpolearn[distributed]"``). Every task carries its own seed and results come back in task
+    order, so the data are the same bits whatever the executor and the number of workers.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import csv
 import hashlib
+import numbers
 import os
-import pickle
-from concurrent.futures import ProcessPoolExecutor
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 import numpy as np
 
 from .._validation import check_choice, check_positive_int
+from . import _cache
+from ._cache import CacheWarning
+from ._executor import EXECUTORS, executor, map_tasks, set_executor
 
-__all__ = ["Experiment", "register", "get", "ids", "run", "figure", "scale", "SCALES",
+__all__ = ["Experiment", "register", "get", "ids", "run", "figure", "scale", "set_scale", "SCALES",
            "derive_seed", "parallel_map", "source_hash", "cache_dir", "write_outputs",
-           "regret_rows", "SUMMARY_COLUMNS"]
+           "regret_rows", "SUMMARY_COLUMNS", "CacheWarning", "set_executor", "executor",
+           "EXECUTORS", "progress_default", "check_out_dir", "refresh_session"]
 
 SCALES = ("quick", "paper")
 SUMMARY_COLUMNS = ["experiment", "panel", "algorithm", "epsilon", "horizon", "n_runs",
                    "final_regret_mean", "final_regret_se", "params"]
+PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": True,
+                   "0": False, "false": False, "off": False, "no": False}
 
 _REGISTRY: Dict[str, "Experiment"] = {}
+_SCALE_OVERRIDE: Dict[str, Optional[str]] = {"value": None}
+# Inside ``run(..., cache=False)``: the set of cache entries already recomputed in this call, so
+# nested ``run`` calls recompute (once) instead of reading the cache.
+_REFRESHING: contextvars.ContextVar = contextvars.ContextVar("dpolearn_cache_refresh", default=None)
+
+Seed = Union[int, np.random.SeedSequence]
 
 
 @dataclass(frozen=True)
@@ -70,39 +105,121 @@ def ids() -> List[str]:
 
 
 def get(id: str) -> Experiment:
+    """The registered experiment ``id`` (ValueError for an unknown id)."""
+    if not isinstance(id, str):
+        raise TypeError(f"experiment id must be a string, got {id!r}")
     _load_all()
     if id not in _REGISTRY:
-        raise ValueError(f"experiment must be one of the ids from `python -m dpolearn list`, got {id!r}")
+        raise ValueError(f"experiment id must be one of the ids from `python -m dpolearn list`, got {id!r}")
     return _REGISTRY[id]
 
 
+def _check_scale(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {list(SCALES)}, got {value!r}")
+    return check_choice(name, value, SCALES)
+
+
 def scale(value: Optional[str] = None) -> str:
-    """The experiment scale: ``value`` if given, else ``$DPOLEARN_SCALE``, else ``"quick"``."""
-    if value is None:
-        value = os.environ.get("DPOLEARN_SCALE", "quick") or "quick"
-    return check_choice("scale", value, SCALES)
+    """The experiment scale in force.
+
+    ``value`` if given (validated), else the scale chosen with :func:`set_scale`, else
+    ``$DPOLEARN_SCALE``, else ``"quick"``.
+
+    >>> scale("paper")
+    'paper'
+    """
+    if value is not None:
+        return _check_scale("scale", value)
+    if _SCALE_OVERRIDE["value"] is not None:
+        return _SCALE_OVERRIDE["value"]
+    env = os.environ.get("DPOLEARN_SCALE", "")
+    return _check_scale("DPOLEARN_SCALE", env) if env else "quick"
+
+
+def set_scale(value: Optional[str]) -> str:
+    """Choose the scale of every later experiment in this process; returns it.
+
+    Overrides ``$DPOLEARN_SCALE``; ``set_scale(None)`` goes back to it. In a notebook, call it
+    before the cells that run experiments, e.g. ``dpl.experiments.set_scale("paper")``.
+    """
+    _SCALE_OVERRIDE["value"] = None if value is None else _check_scale("scale", value)
+    return scale()
+
+
+def progress_default() -> bool:
+    """Whether progress bars are shown when ``progress`` is not given: ``$DPOLEARN_PROGRESS``.
+
+    Accepted values (any case): 1, true, on, yes, auto (shown; the default) and 0, false, off, no.
+    """
+    raw = os.environ.get("DPOLEARN_PROGRESS", "auto")
+    key = raw.strip().lower()
+    if key not in PROGRESS_VALUES:
+        raise ValueError(f"DPOLEARN_PROGRESS must be one of {sorted(PROGRESS_VALUES)}, got {raw!r}")
+    return PROGRESS_VALUES[key]
+
+
+def _check_seed(seed: Any) -> Seed:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be a non-negative int or a numpy SeedSequence, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {int(seed)}")
+    return int(seed)
+
+
+def _seed_key(seed: np.random.SeedSequence) -> tuple:
+    """What determines a SeedSequence's output (never its spawn counter, which calls advance)."""
+    return ("SeedSequence", seed.entropy, tuple(seed.spawn_key), seed.pool_size)
+
+
+def _seed_tag(seed: Seed) -> str:
+    if isinstance(seed, np.random.SeedSequence):
+        return "ss" + hashlib.sha256(repr(_seed_key(seed)).encode()).hexdigest()[:12]
+    return str(seed)
+
+
+def _canonical_key(key: Any) -> Any:
+    if isinstance(key, np.random.SeedSequence):
+        return _seed_key(key)
+    if isinstance(key, tuple):
+        return tuple(_canonical_key(k) for k in key)
+    if isinstance(key, (str, bytes, numbers.Number)) and not isinstance(key, np.ndarray):
+        return key
+    raise TypeError("derive_seed keys must be strings, numbers, SeedSequences or tuples of them, "
+                    f"got {key!r}")
 
 
 def derive_seed(*keys: Any) -> np.random.SeedSequence:
-    """A SeedSequence determined by ``keys`` (strings, numbers), independent of run order."""
-    digest = hashlib.sha256(repr(keys).encode()).digest()
+    """A SeedSequence determined by ``keys``, independent of run order.
+
+    Keys are strings, numbers, ``SeedSequence`` objects (used through their entropy and spawn
+    key, never advanced) or tuples of them; the same keys always give the same sequence.
+
+    >>> derive_seed("fig", 1, 0).entropy == derive_seed("fig", 1, 0).entropy
+    True
+    """
+    if not keys:
+        raise ValueError("derive_seed needs at least one key, got none")
+    canonical = tuple(_canonical_key(k) for k in keys)
+    digest = hashlib.sha256(repr(canonical).encode()).digest()
     return np.random.SeedSequence(int.from_bytes(digest[:16], "little"))
 
 
 def parallel_map(fn: Callable, tasks: Iterable, jobs: int = 1) -> list:
-    """``[fn(task) for task in tasks]``, over ``jobs`` processes when ``jobs > 1``.
+    """``[fn(task) for task in tasks]``, on the executor chosen with :func:`set_executor`.
 
-    Each task must carry its own seed, so results do not depend on ``jobs``.
+    Locally (the default) over ``jobs`` processes when ``jobs > 1``; on Dask the cluster's
+    workers run the tasks and ``jobs`` is ignored. Each task must carry its own seed, so the
+    results (returned in task order) do not depend on ``jobs`` or the executor.
     """
-    tasks = list(tasks)
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn!r}")
+    if isinstance(tasks, (str, bytes)) or not isinstance(tasks, Iterable):
+        raise TypeError(f"tasks must be an iterable of tasks, got {tasks!r}")
     jobs = check_positive_int("jobs", jobs)
-    if jobs == 1 or len(tasks) <= 1:
-        return [fn(task) for task in tasks]
-    import multiprocessing as mp
-
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
-                             mp_context=mp.get_context("fork")) as pool:
-        return list(pool.map(fn, tasks))
+    return map_tasks(fn, list(tasks), jobs)
 
 
 def source_hash() -> str:
@@ -116,45 +233,122 @@ def source_hash() -> str:
 
 
 def cache_dir() -> Path:
-    """``$DPOLEARN_CACHE`` if set, else ``_build/cache`` next to the package's checkout."""
+    """Where experiment data are cached.
+
+    ``$DPOLEARN_CACHE`` if set; else ``_build/cache`` of the checkout the package runs from;
+    else (an installed package) ``$XDG_CACHE_HOME/dpolearn``, by default ``~/.cache/dpolearn``.
+    """
     env = os.environ.get("DPOLEARN_CACHE")
     if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "_build" / "cache"
+        path = Path(env)
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"DPOLEARN_CACHE must name a directory, got {env!r} (a file)")
+        return path
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "dpolearn").is_dir():
+        return checkout / "_build" / "cache"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dpolearn"
 
 
-def run(id: str, scale_name: Optional[str] = None, seed: int = 0, jobs: int = 1,
+@contextlib.contextmanager
+def refresh_session() -> Iterator[set]:
+    """Within this context every ``run`` recomputes its entry (once) instead of reading it.
+
+    ``run(..., cache=False)`` opens one; the command line opens one around all of its
+    experiments, so an experiment shared by several of them is recomputed only once.
+    """
+    done = _REFRESHING.get()
+    if done is not None:
+        yield done
+        return
+    token = _REFRESHING.set(set())
+    try:
+        yield _REFRESHING.get()
+    finally:
+        _REFRESHING.reset(token)
+
+
+def run(id: str, scale_name: Optional[str] = None, seed: Seed = 0, jobs: int = 1,
         progress: Optional[bool] = None, cache: bool = True) -> Dict[str, Any]:
-    """Compute (or load from the cache) the data of experiment ``id``."""
+    """Compute (or load from the cache) the data of experiment ``id``.
+
+    Parameters
+    ----------
+    id : str
+        An experiment id (``ids()``, or ``python -m dpolearn list``).
+    scale_name : {"quick", "paper"}, optional
+        Default: :func:`scale`.
+    seed : int >= 0 or numpy.random.SeedSequence
+        Base seed; a SeedSequence is read (entropy and spawn key), never advanced.
+    jobs : int >= 1
+        Local worker processes (ignored by the Dask executor); results do not depend on it.
+    progress : bool, optional
+        Progress bars; default :func:`progress_default`.
+    cache : bool
+        ``False`` recomputes this experiment and those it reads through nested ``run`` calls,
+        and rewrites their cache entries.
+    """
     exp = get(id)
     scale_name = scale(scale_name)
-    seed = check_positive_int("seed", seed, minimum=0)
+    seed = _check_seed(seed)
     jobs = check_positive_int("jobs", jobs)
-    path = cache_dir() / f"{id}-{scale_name}-seed{seed}-{source_hash()}.pkl"
-    if cache and path.exists():
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
     if progress is None:
-        progress = os.environ.get("DPOLEARN_PROGRESS", "auto").lower() not in ("0", "false", "off", "no")
-    data = exp.compute(scale=scale_name, seed=seed, jobs=jobs, progress=progress)
-    if cache:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            with open(tmp, "wb") as fh:
-                pickle.dump(data, fh)
-            os.replace(tmp, path)
-        except OSError:
-            pass                      # a read-only checkout still runs, just without caching
+        progress = progress_default()
+    elif not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    if not isinstance(cache, (bool, np.bool_)):
+        raise TypeError(f"cache must be True or False, got {cache!r}")
+    key = _cache.entry_key(id, scale_name, _seed_tag(seed), source_hash())
+    path = _cache.entry_path(cache_dir(), key)
+    refreshing = _REFRESHING.get()           # None, or the entries recomputed in this session
+    if refreshing is None and cache or refreshing is not None and path in refreshing:
+        data = _cache.load(path, key)
+        if data is not None:
+            return data
+    with contextlib.nullcontext(refreshing) if cache else refresh_session() as session:
+        data = exp.compute(scale=scale_name, seed=seed, jobs=jobs, progress=bool(progress))
+        if session is not None:
+            session.add(path)
+    try:
+        _cache.store(path, key, data)
+    except OSError as exc:
+        warnings.warn(f"could not write cache entry {path} ({exc}); the result is not cached",
+                      CacheWarning, stacklevel=2)
     return data
 
 
 def figure(id: str, data: Dict[str, Any]):
     """Draw experiment ``id`` from its data; returns a matplotlib Figure."""
     exp = get(id)
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be the dict returned by run({id!r}), got {type(data).__name__}")
     if exp.plot is None:
         raise ValueError(f"experiment {id!r} has no figure")
     return exp.plot(data)
+
+
+def check_out_dir(out_dir: Any) -> Path:
+    """``out_dir`` as a Path after checking it is (or can be created as) a writable directory.
+
+    Creates the directory; raises ValueError naming it otherwise, before any computation.
+    """
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(f"out must be a directory path, got {out_dir!r}")
+    path = Path(out_dir)
+    if str(out_dir) == "":
+        raise ValueError("out must be a directory path, got ''")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"out must be a directory, got {str(out_dir)!r} (an existing file)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"out must be a writable directory, got {str(out_dir)!r} ({reason})") from None
+    return path
 
 
 def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> List[Dict[str, Any]]:
@@ -175,12 +369,15 @@ def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> 
     return rows
 
 
-def write_outputs(id: str, data: Dict[str, Any], out_dir: Path) -> Path:
-    """Write the figure (PNG, SVG), the data (NPZ of its arrays) and summary.csv."""
+def write_outputs(id: str, data: Dict[str, Any], out_dir: Union[str, os.PathLike]) -> Path:
+    """Write the figure (PNG, SVG), the data (NPZ of its arrays) and summary.csv under
+    ``out_dir/<id>/``; returns that directory."""
     import matplotlib.pyplot as plt
 
     exp = get(id)
-    target = Path(out_dir) / id
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be the dict returned by run({id!r}), got {type(data).__name__}")
+    target = check_out_dir(out_dir) / id
     target.mkdir(parents=True, exist_ok=True)
     if exp.plot is not None:
         fig = exp.plot(data)

@@ -1,0 +1,136 @@
+"""The on-disk cache of experiment data: entries that are checked before they are trusted.
+
+An entry is one file::
+
+    dpolearn-cache\\n
+    {"schema": 2, "key": {...}, "size": N, "sha256": "..."}\\n     (one line of JSON)
+    <N bytes: the pickled data dict>
+
+The ``key`` names everything the data depend on: experiment id, scale, seed, a hash of the
+package source, the cache schema and the numpy and scipy versions. Reading an entry checks the
+leading tag, the schema, the key, the size and the SHA-256 of the payload before unpickling, and
+that the payload is a dict; anything else (an empty, truncated or garbled file, a pickle written
+by something else, an entry copied under another key) is reported with a :class:`CacheWarning`
+naming the file and treated as missing, so the caller recomputes and overwrites it.
+
+Writes go to a temporary file in the same directory, are flushed to disk, and are moved into
+place with ``os.replace``, which is atomic: a reader sees the old entry or the new one, never a
+half-written file, whether two processes write the same key at once or a writer is killed.
+
+The payload is a pickle, so the cache directory must be trusted like the code itself.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import numpy as np
+import scipy
+
+__all__ = ["CacheWarning", "SCHEMA", "entry_key", "entry_path", "encode", "load", "store"]
+
+MAGIC = b"dpolearn-cache\n"
+SCHEMA = 2
+
+
+class CacheWarning(UserWarning):
+    """An experiment cache entry could not be used (it is recomputed) or written."""
+
+
+def entry_key(experiment: str, scale: str, seed: str, source: str) -> Dict[str, Any]:
+    """Everything an experiment's data depend on, as a JSON-serialisable dict."""
+    return {"schema": SCHEMA, "experiment": experiment, "scale": scale, "seed": seed,
+            "source": source, "numpy": np.__version__, "scipy": scipy.__version__}
+
+
+def entry_path(directory: Path, key: Dict[str, Any]) -> Path:
+    """``<directory>/<experiment>-<scale>-seed<seed>-<digest of the whole key>.pkl``."""
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return Path(directory) / f"{key['experiment']}-{key['scale']}-seed{key['seed']}-{digest}.pkl"
+
+
+def _decode(blob: bytes, key: Dict[str, Any]):
+    """``(data, None)`` for a sound entry of ``key``, else ``(None, reason)``."""
+    if not blob:
+        return None, "the file is empty"
+    if not blob.startswith(MAGIC):
+        return None, "it is not a dpolearn cache entry"
+    end = blob.find(b"\n", len(MAGIC))
+    if end < 0:
+        return None, "its header is truncated"
+    try:
+        header = json.loads(blob[len(MAGIC):end])
+    except ValueError:
+        return None, "its header is not valid JSON"
+    if not isinstance(header, dict):
+        return None, "its header is not a JSON object"
+    if header.get("schema") != SCHEMA:
+        return None, f"it has cache schema {header.get('schema')!r}, this version reads {SCHEMA}"
+    if header.get("key") != key:
+        return None, "it was written for another key (experiment, seed or library versions)"
+    payload = blob[end + 1:]
+    if len(payload) != header.get("size"):
+        return None, f"it is truncated ({len(payload)} of {header.get('size')} payload bytes)"
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        return None, "its checksum does not match its content"
+    try:
+        data = pickle.loads(payload)
+    except Exception as exc:                       # noqa: BLE001 - any unpickling failure
+        return None, f"its payload does not unpickle ({type(exc).__name__})"
+    if not isinstance(data, dict):
+        return None, f"it holds a {type(data).__name__}, not a dict of experiment data"
+    return data, None
+
+
+def load(path: Path, key: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The data stored at ``path`` for ``key``, or None when there is no usable entry.
+
+    A missing file is silent; an unusable one raises a :class:`CacheWarning` naming it.
+    """
+    try:
+        blob = Path(path).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        warnings.warn(f"cache entry {path} cannot be read ({exc}); recomputing it",
+                      CacheWarning, stacklevel=3)
+        return None
+    data, reason = _decode(blob, key)
+    if reason is not None:
+        warnings.warn(f"cache entry {path} is unusable: {reason}; recomputing it",
+                      CacheWarning, stacklevel=3)
+    return data
+
+
+def encode(key: Dict[str, Any], data: Dict[str, Any]) -> bytes:
+    """The bytes of an entry holding ``data`` under ``key``."""
+    payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    header = {"schema": SCHEMA, "key": key, "size": len(payload),
+              "sha256": hashlib.sha256(payload).hexdigest()}
+    return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def store(path: Path, key: Dict[str, Any], data: Dict[str, Any]) -> None:
+    """Write ``data`` as the entry of ``key`` at ``path``, atomically (raises OSError on failure)."""
+    path = Path(path)
+    blob = encode(key, data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(blob)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,243 @@
+"""The experiment cache: bad entries are reported, recomputed and replaced; writes are atomic."""
+import hashlib
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import numpy as np
+import pytest
+import scipy
+
+from dpolearn.experiments import CacheWarning, registry
+from dpolearn.experiments import _cache
+
+CALLS = {}
+
+
+def _tiny(scale, seed, jobs, progress):
+    CALLS["tiny"] = CALLS.get("tiny", 0) + 1
+    return {"calls": CALLS["tiny"], "value": np.arange(3) + (0 if isinstance(seed, int) else 7)}
+
+
+def _outer(scale, seed, jobs, progress):
+    CALLS["outer"] = CALLS.get("outer", 0) + 1
+    inner = registry.run("test-cache-tiny", scale, seed=seed, jobs=jobs, progress=progress)
+    again = registry.run("test-cache-tiny", scale, seed=seed, jobs=jobs, progress=progress)
+    return {"calls": CALLS["outer"], "inner_calls": inner["calls"], "again_calls": again["calls"]}
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """Two registered test experiments (``outer`` reads ``tiny`` through ``run``), a private cache."""
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    registry.ids()                                   # load the real experiments first
+    registry.register("test-cache-tiny", title="tiny")(_tiny)
+    registry.register("test-cache-outer", title="outer")(_outer)
+    CALLS.clear()
+    yield tmp_path
+    for name in ("test-cache-tiny", "test-cache-outer"):
+        registry._REGISTRY.pop(name, None)
+
+
+def _entry(tmp_path, id="test-cache-tiny", seed="0"):
+    key = _cache.entry_key(id, "quick", seed, registry.source_hash())
+    return _cache.entry_path(tmp_path, key), key
+
+
+def _run_tiny(**kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)    # a sound entry raises no warning
+        return registry.run("test-cache-tiny", "quick", **kw)
+
+
+def test_entry_is_reused_and_sound(tiny):
+    first = _run_tiny()
+    second = _run_tiny()
+    assert CALLS["tiny"] == 1 and second["calls"] == 1
+    assert np.array_equal(first["value"], second["value"])
+    path, key = _entry(tiny)
+    assert [p.name for p in tiny.iterdir()] == [path.name]
+    blob = path.read_bytes()
+    assert blob.startswith(_cache.MAGIC) and _cache._decode(blob, key)[1] is None
+
+
+def test_key_includes_library_versions(tiny, monkeypatch):
+    path, key = _entry(tiny)
+    assert key["numpy"] == np.__version__ and key["scipy"] == scipy.__version__
+    assert key["schema"] == _cache.SCHEMA and key["source"] == registry.source_hash()
+    _run_tiny()
+    monkeypatch.setattr(np, "__version__", np.__version__ + ".other")
+    _run_tiny()
+    assert CALLS["tiny"] == 2, "another numpy version must not reuse the entry"
+    monkeypatch.setattr(scipy, "__version__", scipy.__version__ + ".other")
+    _run_tiny()
+    assert CALLS["tiny"] == 3, "another scipy version must not reuse the entry"
+
+
+def _foreign_entry(path, key):
+    """A sound entry of another key, copied under this entry's name."""
+    other = dict(key, seed="1")
+    return _cache.encode(other, {"calls": -1})
+
+
+def _old_schema_entry(key):
+    """A well-formed entry in an earlier schema (its header says schema 1)."""
+    payload = pickle.dumps({"calls": -1})
+    header = {"schema": 1, "key": key, "size": len(payload),
+              "sha256": hashlib.sha256(payload).hexdigest()}
+    return _cache.MAGIC + json.dumps(header).encode() + b"\n" + payload
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda blob, path, key: b"", "empty"),
+    (lambda blob, path, key: blob[: len(blob) // 2], "truncated"),
+    (lambda blob, path, key: blob[: len(_cache.MAGIC) + 5], "header is truncated"),
+    (lambda blob, path, key: b"\x80\x04garbage" * 40, "not a dpolearn cache entry"),
+    (lambda blob, path, key: blob[:-3] + bytes(b ^ 0xFF for b in blob[-3:]), "checksum"),
+    (lambda blob, path, key: pickle.dumps({"calls": -1}), "not a dpolearn cache entry"),
+    (lambda blob, path, key: pickle.dumps([1, 2, 3]), "not a dpolearn cache entry"),
+    (lambda blob, path, key: _foreign_entry(path, key), "another key"),
+    (lambda blob, path, key: _cache.encode(key, [("calls", -1)]), "not a dict"),
+    (lambda blob, path, key: _old_schema_entry(key), "schema 1"),
+], ids=["empty", "truncated", "header-cut", "garbage", "bit-flip", "foreign-pickle",
+        "pickle-of-list", "other-key", "not-a-dict", "old-schema"])
+def test_bad_entry_is_reported_recomputed_and_replaced(tiny, damage, reason):
+    _run_tiny()
+    path, key = _entry(tiny)
+    path.write_bytes(damage(path.read_bytes(), path, key))
+    with pytest.warns(CacheWarning) as caught:
+        data = registry.run("test-cache-tiny", "quick")
+    message = str(caught[0].message)
+    assert str(path) in message and reason in message and "recomputing" in message
+    assert CALLS["tiny"] == 2 and data["calls"] == 2, "the bad entry must be recomputed"
+    assert _cache._decode(path.read_bytes(), key)[0]["calls"] == 2, "and replaced by a sound one"
+    assert _run_tiny()["calls"] == 2
+
+
+def test_unreadable_entry_is_reported(tiny):
+    _run_tiny()
+    path, _ = _entry(tiny)
+    path.unlink()
+    path.mkdir()                                     # reading a directory fails with OSError
+    with pytest.warns(CacheWarning, match="cannot be read"):
+        data = registry.run("test-cache-tiny", "quick")
+    assert data["calls"] == 2
+
+
+def test_no_cache_recomputes_nested_runs_once_and_rewrites_entries(tiny):
+    first = _run_tiny()
+    outer = registry.run("test-cache-outer", "quick")
+    assert outer["inner_calls"] == 1 == first["calls"], "nested run reads the cache by default"
+    refreshed = registry.run("test-cache-outer", "quick", cache=False)
+    assert CALLS == {"tiny": 2, "outer": 2}
+    assert refreshed["inner_calls"] == 2, "--no-cache must reach the nested experiment"
+    assert refreshed["again_calls"] == 2, "a nested entry is recomputed once per session"
+    # Both entries were rewritten with the recomputed data.
+    assert _run_tiny()["calls"] == 2
+    assert registry.run("test-cache-outer", "quick")["calls"] == 2
+    assert CALLS == {"tiny": 2, "outer": 2}
+
+
+def test_no_cache_replaces_a_bad_entry_without_reading_it(tiny):
+    _run_tiny()
+    path, key = _entry(tiny)
+    path.write_bytes(b"garbage")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)
+        assert registry.run("test-cache-tiny", "quick", cache=False)["calls"] == 2
+    assert _cache._decode(path.read_bytes(), key)[0]["calls"] == 2
+
+
+def test_seed_sequence_seed_is_keyed_by_content_and_not_advanced(tiny):
+    seq = np.random.SeedSequence(12345)
+    a = _run_tiny(seed=seq)
+    b = _run_tiny(seed=np.random.SeedSequence(12345))
+    assert CALLS["tiny"] == 1 and a["value"][0] == b["value"][0] == 7
+    assert seq.n_children_spawned == 0
+    _run_tiny(seed=np.random.SeedSequence(12346))
+    assert CALLS["tiny"] == 2
+
+
+def test_unwritable_cache_still_runs_and_says_so(tiny, monkeypatch):
+    blocker = tiny / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("DPOLEARN_CACHE", str(blocker / "cache"))
+    with pytest.warns(CacheWarning, match="could not write cache entry"):
+        data = registry.run("test-cache-tiny", "quick")
+    assert data["calls"] == 1
+
+
+WRITER = """
+    import sys, numpy as np
+    from pathlib import Path
+    from dpolearn.experiments import _cache
+    path, tag, rounds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
+    for i in range(rounds):
+        _cache.store(path, key, {"writer": tag, "round": i, "payload": np.full(20_000, tag * 1000 + i)})
+"""
+
+
+def test_concurrent_writers_never_expose_a_bad_entry(tmp_path):
+    path = tmp_path / "entry.pkl"
+    key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
+    writers = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(path), str(tag), "150"])
+               for tag in (1, 2)]
+    seen = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)       # any bad read fails the test
+        while any(w.poll() is None for w in writers):
+            data = _cache.load(path, key)
+            if data is not None:
+                seen += 1
+                assert np.all(data["payload"] == data["writer"] * 1000 + data["round"])
+        assert [w.returncode for w in writers] == [0, 0]
+        final = _cache.load(path, key)
+    assert final is not None and final["round"] == 149
+    assert seen > 0, "the reader should have overlapped the writers"
+    assert [p.name for p in tmp_path.iterdir()] == ["entry.pkl"], "no temporary file left behind"
+
+
+KILLED_AT_FSYNC = """
+    import os, signal, sys
+    from pathlib import Path
+    from dpolearn.experiments import _cache
+    path = Path(sys.argv[1])
+    key = _cache.entry_key("test-cache-tiny", "quick", "0", "interrupt")
+    os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)   # die with the new entry half done
+    _cache.store(path, key, {"calls": 2})
+"""
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["over-old-entry", "fresh-key"])
+def test_write_killed_midway_leaves_old_entry_or_none(tmp_path, existing):
+    path = tmp_path / "entry.pkl"
+    key = _cache.entry_key("test-cache-tiny", "quick", "0", "interrupt")
+    if existing:
+        _cache.store(path, key, {"calls": 1})
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(KILLED_AT_FSYNC), str(path)])
+    assert proc.returncode == -signal.SIGKILL
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)
+        data = _cache.load(path, key)
+    assert data == ({"calls": 1} if existing else None)
+
+
+def test_writer_killed_at_any_moment_leaves_a_sound_entry(tmp_path):
+    path = tmp_path / "entry.pkl"
+    key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
+    for delay in (0.05, 0.2, 0.5):
+        proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(path), "3", "100000"])
+        time.sleep(delay + 1.0)                  # about 1 s to import numpy and dpolearn
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CacheWarning)
+            data = _cache.load(path, key)
+        assert data is None or np.all(data["payload"] == 3000 + data["round"])
