@@ -1,40 +1,100 @@
-"""Regret curves with error bands, in one consistent style across the book."""
+"""Figures in one style across the book, sized for the page they are shown on.
+
+The book's text column is :data:`COLUMN_WIDTH_PX` CSS pixels wide (sphinx-book-theme at a
+1280 px browser window). A figure is drawn :data:`FIGURE_WIDTH_IN` inches wide at
+``figure.dpi = 96`` (one image pixel per CSS pixel), so the PNG the page embeds is never scaled
+down and a font of ``f`` points is shown at ``f`` points. With at most two panels side by side
+and no text below :data:`MIN_FONT_PT`, every label stays legible at 100 % zoom.
+
+Every algorithm label has one colour, one line style and one marker book-wide
+(:func:`style_of`), so curves stay apart in greyscale print too. A multi-panel figure carries one
+legend, below the panels (:func:`shared_legend`). :func:`export` writes a figure as SVG, as a
+200 dpi PNG and as a CSV of the data it plots, for slides and lecture notes.
+"""
 from __future__ import annotations
 
+import csv
+import os
 import zlib
-from typing import Iterable, Optional, Sequence, Union
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-__all__ = ["STYLE", "use_style", "color_of", "subplots", "regret", "LABEL_ORDER"]
+__all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
+           "shared_legend", "export", "plotted_rows", "display_scale", "LABEL_ORDER",
+           "COLUMN_WIDTH_PX", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "CSS_PX_PER_INCH",
+           "EXPORT_DPI", "FIGURE_DIR_ENV"]
 
-#: Shared matplotlib settings (figure size, line width, grid); chapters do not set figsize.
+#: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
+#: 1280 x 800 window (headless Chromium, built primer page: a 1411 px PNG was shown 672 px wide;
+#: the article's content box is 688 px). Narrower windows down to 992 px give wider columns.
+COLUMN_WIDTH_PX = 672
+#: CSS pixels per inch (a fixed ratio in every browser at 100 % zoom).
+CSS_PX_PER_INCH = 96
+#: Figure width: 6.8 in at 96 dpi is 653 px, inside the column with room for ``bbox="tight"``.
+FIGURE_WIDTH_IN = 6.8
+#: Smallest font size, in points at display size, that any figure text may have.
+MIN_FONT_PT = 9.0
+#: Resolution of the exported PNG files (slides, printed notes).
+EXPORT_DPI = 200
+#: Environment variable naming the directory :func:`export` writes to by default.
+FIGURE_DIR_ENV = "DPOLEARN_FIGURE_DIR"
+
+_PANEL_HEIGHT_IN = {1: 3.7, 2: 2.75}          # height of one row of panels, by columns
+
+#: Shared matplotlib settings; chapters and experiments do not set figure sizes themselves.
 STYLE = {
-    "figure.figsize": (7.0, 4.2),
-    "figure.dpi": 100,
-    "savefig.dpi": 150,
+    "figure.figsize": (FIGURE_WIDTH_IN, _PANEL_HEIGHT_IN[1]),
+    "figure.dpi": CSS_PX_PER_INCH,
+    "savefig.dpi": "figure",
     "savefig.bbox": "tight",
-    "lines.linewidth": 2.0,
+    "lines.linewidth": 1.8,
+    "lines.markersize": 5.0,
+    "errorbar.capsize": 2.0,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "legend.frameon": False,
-    "font.size": 10.5,
+    "font.size": 10.0,
+    "axes.labelsize": 10.0,
+    "axes.titlesize": 10.0,
+    "xtick.labelsize": 9.0,
+    "ytick.labelsize": 9.0,
+    "legend.fontsize": 9.0,
+    "legend.title_fontsize": 9.0,
+    "figure.titlesize": 10.0,
+    "legend.handlelength": 3.0,
+    "legend.columnspacing": 1.2,
 }
 
-#: Algorithm labels in a fixed order; each keeps its colour on every page of the book.
-LABEL_ORDER = [
+#: Algorithm labels (the policies' ``label``), in a fixed order.
+ALGORITHM_LABELS = [
     "UCB1", "KL-UCB", "TS (Beta)", "TS (Gaussian)", "Uniform",
     "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB",
     "Anytime-Lazy-UCB", "DP-TS", "Lazy-DP-TS", "DP-SE", "AdaP-UCB", "AdaP-KLUCB",
     "DP-TS-UCB", "M-TS-Gaussian",
     "FTL", "Hedge", "RNM-FTNL", "Naive FTNL",
 ]
+#: Full-information variants that figures compare side by side with the algorithms above.
+VARIANT_LABELS = [
+    "RNM-FTNL (strict, Lap)", "RNM-FTNL (strict, Exp)", "RNM-FTNL (strict, Gumbel)",
+    "RNM-FTNL (hu2021 preset)", "RNM-FTNL (wu2025 preset, Lap)", "RNM-FTNL (wu2025 preset, Exp)",
+]
+#: Mechanisms and counters: never drawn next to algorithms, so each list is styled from its start.
+MECHANISM_LABELS = ["Laplace", "Exponential", "Gumbel", "Gaussian", "broken Laplace"]
+COUNTER_LABELS = ["binary", "logarithmic", "hybrid (chan)", "hybrid (paper)"]
+#: Every styled label; each keeps its colour, line style and marker on every page of the book.
+LABEL_ORDER = ALGORITHM_LABELS + VARIANT_LABELS + MECHANISM_LABELS + COUNTER_LABELS
 
+#: Ten colours (matplotlib's tab10), four line styles and eleven markers: label number i gets
+#: colour i mod 10, line style i mod 4 and marker i mod 11, so no two of the first 44 labels
+#: share both line style and marker (what greyscale print keeps).
 _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf", "#003f5c", "#a05195", "#f95d6a", "#2f4b7c",
-            "#665191", "#d45087", "#ffa600", "#488f31", "#de425b", "#00876c", "#6a3d9a"]
+            "#7f7f7f", "#bcbd22", "#17becf"]
+_LINESTYLES = ["-", "--", "-.", (0, (1, 1.5))]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", "*", ">", "h"]
 
 
 def use_style() -> None:
@@ -44,31 +104,104 @@ def use_style() -> None:
     mpl.rcParams.update(STYLE)
 
 
+def _style_index(label: str) -> int:
+    for section in (MECHANISM_LABELS, COUNTER_LABELS):
+        if label in section:
+            return section.index(label)
+    if label in LABEL_ORDER:
+        return LABEL_ORDER.index(label)
+    base = label.split(" (")[0]
+    if base in LABEL_ORDER:                   # a variant: its algorithm's colour, its own lines
+        i = LABEL_ORDER.index(base)
+        return i + len(_PALETTE) * (1 + zlib.crc32(label.encode()) % 7)
+    return zlib.crc32(label.encode()) % 4400
+
+
+def style_of(label: str) -> Dict[str, Any]:
+    """The book-wide style of a series label: ``color``, ``linestyle`` and ``marker``.
+
+    Parameters
+    ----------
+    label : str
+        An algorithm's ``label`` (or a variant ``"<label> (<detail>)"``, which keeps the
+        algorithm's colour), a mechanism or a counter name of :data:`LABEL_ORDER`.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``Axes.plot`` / ``Axes.errorbar``.
+    """
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {label!r}")
+    i = _style_index(label)
+    return {"color": _PALETTE[i % len(_PALETTE)], "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+            "marker": _MARKERS[i % len(_MARKERS)]}
+
+
+def sweep_styles(n: int) -> List[Dict[str, Any]]:
+    """Styles for ``n`` values of one parameter (e.g. alpha = 0, 0.5, 1, ...): a sequential
+    colour scale (viridis, light end cut) plus a line style and marker each, so the order is
+    visible in colour and the curves stay apart in greyscale."""
+    import matplotlib as mpl
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    cmap = mpl.colormaps["viridis"]
+    return [{"color": cmap(0.85 * i / max(n - 1, 1)), "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+             "marker": _MARKERS[i % len(_MARKERS)]} for i in range(n)]
+
+
 def color_of(label: str) -> str:
-    """The book-wide colour of an algorithm label (stable for unknown labels too)."""
-    base = label.split(" (")[0] if label not in LABEL_ORDER else label
-    if base in LABEL_ORDER:
-        return _PALETTE[LABEL_ORDER.index(base) % len(_PALETTE)]
-    return _PALETTE[zlib.crc32(label.encode()) % len(_PALETTE)]
+    """The book-wide colour of a series label (stable for unknown labels too)."""
+    return style_of(label)["color"]
 
 
-def subplots(nrows: int = 1, ncols: int = 1, **kwargs):
-    """``plt.subplots`` in the book style, sized for the number of panels."""
+def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
+    """``plt.subplots`` in the book style, sized for the book's column.
+
+    Parameters
+    ----------
+    nrows, ncols : int
+        Panel grid; at most two columns fit the column at a legible size.
+    height : float
+        Multiplier of the default row height (e.g. 1.2 for a tall single panel).
+    **kwargs
+        Passed to ``plt.subplots`` (``figsize`` is rejected: every figure has the column width).
+
+    Returns
+    -------
+    (Figure, ndarray of Axes)
+        ``axes`` is always 2-D (``squeeze=False``).
+    """
     import matplotlib.pyplot as plt
 
+    for name, value in (("nrows", nrows), ("ncols", ncols)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if ncols > 2:
+        raise ValueError(f"ncols must be at most 2 (panels stay legible in the column), got {ncols!r}")
+    if not isinstance(height, (int, float)) or not 0.3 <= height <= 3:
+        raise ValueError(f"height must be a number in [0.3, 3], got {height!r}")
+    if "figsize" in kwargs:
+        raise TypeError(f"figsize is fixed by the book style, got figsize={kwargs['figsize']!r}")
     use_style()
-    w, h = STYLE["figure.figsize"]
-    kwargs.setdefault("figsize", (w * min(ncols, 2) if ncols > 1 else w,
-                                  h * (0.85 * nrows if nrows > 1 else 1)))
+    row = _PANEL_HEIGHT_IN[ncols] * height
+    kwargs["figsize"] = (FIGURE_WIDTH_IN, row * nrows + (0.2 if nrows > 1 else 0.0))
     kwargs.setdefault("squeeze", False)
-    kwargs.setdefault("constrained_layout", True)
+    kwargs.setdefault("layout", "constrained")
     return plt.subplots(nrows, ncols, **kwargs)
+
+
+def _markevery(label: str):
+    """Markers spaced evenly along the curve, offset per label so they do not sit on each other."""
+    return (0.013 * (_style_index(label) % 7), 0.11)
 
 
 def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool = False,
            log_y: bool = False, band: Optional[str] = "ci", labels: Optional[Iterable[str]] = None,
-           colors: Optional[Iterable[str]] = None, legend: bool = True, **line_kwargs):
-    """Plot mean pseudo-regret against rounds, one curve per result.
+           colors: Optional[Iterable[str]] = None, style_keys: Optional[Iterable[str]] = None,
+           legend: bool = True, **line_kwargs):
+    """Plot mean pseudo-regret against rounds, one curve per result, in the book style.
 
     Parameters
     ----------
@@ -79,7 +212,15 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
     band : {"ci", "se", "quantile", None}
         ``"ci"``: mean +- 1.96 standard errors (95% interval for the mean); ``"se"``: +- 1 SE;
         ``"quantile"``: the 10%-90% range of the runs.
-    labels, colors : optional overrides of the legend names and colours.
+    labels, colors : optional overrides of the legend names and colours (line style and marker
+        follow the label).
+    style_keys : optional labels whose book-wide style each curve takes (default: its label),
+        for a variant named differently from its entry in :data:`LABEL_ORDER`.
+    legend : bool
+        Draw a legend on ``ax`` (single-panel figures; multi-panel figures use
+        :func:`shared_legend`).
+    **line_kwargs
+        Passed to ``Axes.plot`` (e.g. ``ls`` overrides the label's line style).
 
     Returns
     -------
@@ -89,22 +230,32 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
 
     if isinstance(results, Result):
         results = [results]
+    if band not in ("ci", "se", "quantile", None):
+        raise ValueError(f"band must be 'ci', 'se', 'quantile' or None, got {band!r}")
     if ax is None:
         _, axes = subplots()
         ax = axes[0, 0]
     labels = list(labels) if labels is not None else [r.label for r in results]
-    colors = list(colors) if colors is not None else [color_of(lab) for lab in labels]
-    for res, lab, col in zip(results, labels, colors):
+    colors = list(colors) if colors is not None else [None] * len(labels)
+    keys = list(style_keys) if style_keys is not None else labels
+    for res, lab, col, key in zip(results, labels, colors, keys):
         x, m = res.checkpoints, res.mean()
-        ax.plot(x, m, label=lab, color=col, **line_kwargs)
+        style = style_of(key)
+        if col is not None:
+            style["color"] = col
+        kw = dict(style, markevery=_markevery(key))
+        if "ls" in line_kwargs:
+            kw.pop("linestyle")
+        kw.update(line_kwargs)
+        (line,) = ax.plot(x, m, label=lab, **kw)
+        se = res.se() if res.n_runs > 1 else np.zeros_like(m)
+        line._dpolearn_se = se
         if band in ("ci", "se") and res.n_runs > 1:
             k = 1.96 if band == "ci" else 1.0
-            ax.fill_between(x, m - k * res.se(), m + k * res.se(), color=col, alpha=0.2, lw=0)
+            ax.fill_between(x, m - k * se, m + k * se, color=line.get_color(), alpha=0.2, lw=0)
         elif band == "quantile" and res.n_runs > 1:
             lo, hi = res.quantile([0.1, 0.9])
-            ax.fill_between(x, lo, hi, color=col, alpha=0.15, lw=0)
-        elif band not in ("ci", "se", "quantile", None):
-            raise ValueError(f"band must be 'ci', 'se', 'quantile' or None, got {band!r}")
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
     if log_x:
         ax.set_xscale("log")
     if log_y:
@@ -114,3 +265,143 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
     if legend:
         ax.legend()
     return ax
+
+
+def errorbar(ax, x, mean, se, label: str, *, z: float = 1.96, **kwargs):
+    """Means with ``z`` x standard-error bars, in the label's book-wide style.
+
+    The standard errors are kept on the line, so :func:`export` writes them to the CSV.
+    """
+    mean = np.asarray(mean, dtype=float)
+    se = np.broadcast_to(np.asarray(se, dtype=float), mean.shape)
+    kw = style_of(label)
+    if "ls" in kwargs:
+        kw.pop("linestyle")
+    if "fmt" in kwargs:                       # a format string decides the look
+        kw = {}
+    kw.update(kwargs)
+    container = ax.errorbar(x, mean, yerr=z * se, label=label, **kw)
+    if container.lines[0] is not None:
+        container.lines[0]._dpolearn_se = np.array(se)
+    return container
+
+
+def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, labels=None,
+                  **kwargs):
+    """One legend for the whole figure, below the panels, with as many columns as fit.
+
+    Handles are collected from every axes (first occurrence of each label wins), unless
+    ``handles`` and ``labels`` are given.
+    """
+    if handles is None:
+        handles, labels, seen = [], [], set()
+        for ax in np.ravel(axes if axes is not None else fig.axes):
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in seen and not lab.startswith("_"):
+                    seen.add(lab)
+                    handles.append(h)
+                    labels.append(lab)
+    if not handles:
+        return None
+    if ncol is None:
+        # a legend entry is about 3 em of handle plus 0.55 em per character
+        size = float(_rc("legend.fontsize"))
+        widest = max(len(lab) for lab in labels)
+        entry_pt = size * (4.2 + 0.55 * widest)
+        ncol = max(1, min(len(labels), int(FIGURE_WIDTH_IN * 72 * 0.97 // entry_pt)))
+    kwargs.setdefault("loc", "outside lower center")
+    return fig.legend(handles, labels, ncol=ncol, **kwargs)
+
+
+def _rc(key: str):
+    import matplotlib as mpl
+
+    value = mpl.rcParams[key]
+    if isinstance(value, str):                       # "medium" and the like
+        from matplotlib.font_manager import FontProperties
+
+        return FontProperties(size=value).get_size_in_points()
+    return value
+
+
+def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH_PX) -> float:
+    """Ratio of a point's displayed size to its nominal size for a figure shown on the page.
+
+    The page shows the PNG at ``min(rendered, column)`` CSS pixels (images have
+    ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
+    ``f * (dpi / 96) * (shown / rendered)`` CSS points.
+    """
+    shown = min(float(rendered_width_px), float(column_px))
+    return (fig.dpi / CSS_PX_PER_INCH) * shown / float(rendered_width_px)
+
+
+# ---------------------------------------------------------------- figure files for lecturing
+def _panel_names(fig) -> Dict[Any, str]:
+    axes = [ax for ax in fig.axes if ax.axison and (ax.get_lines() or ax.collections
+                                                   or ax.images or ax.patches)]
+    if len(axes) == 1:
+        return {axes[0]: ""}
+    return {ax: "abcdefghijklmnopqrstuvwxyz"[i] for i, ax in enumerate(axes)}
+
+
+def plotted_rows(fig) -> List[Dict[str, Any]]:
+    """The data a figure plots, one row per point of every labelled line or heat-map cell.
+
+    Columns: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
+    (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
+    else empty).
+    """
+    rows = []
+    for ax, panel in _panel_names(fig).items():
+        for line in ax.get_lines():
+            label = line.get_label()
+            if label.startswith("_") and not hasattr(line, "_dpolearn_se"):
+                continue
+            x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
+            if x.size == 0 or x.size != y.size:
+                continue
+            se = getattr(line, "_dpolearn_se", None)
+            se = np.full(x.size, np.nan) if se is None else np.asarray(se, dtype=float).ravel()
+            for xi, yi, si in zip(x, y, se):
+                rows.append({"panel": panel, "series": label.lstrip("_"), "x": xi, "y": yi,
+                             "se": "" if np.isnan(si) else si})
+        for image in ax.images:
+            table = getattr(image, "_dpolearn_table", None)
+            if table is not None:
+                for series, x, y in table:
+                    rows.append({"panel": panel, "series": series, "x": x, "y": y, "se": ""})
+    return rows
+
+
+def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Optional[Path]:
+    """Write ``<name>.svg``, ``<name>.png`` (at :data:`EXPORT_DPI`) and ``<name>.csv``.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    name : str
+        A stable file name (the experiment id, e.g. ``"hu2021-fig1"``); letters, digits,
+        ``-``, ``_`` and ``.`` only.
+    outdir : path, optional
+        Target directory; by default ``$DPOLEARN_FIGURE_DIR``. When neither is set nothing is
+        written (a chapter run outside a book build stays side-effect free).
+
+    Returns
+    -------
+    Path or None
+        The directory written to.
+    """
+    if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
+        raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
+    outdir = outdir if outdir is not None else os.environ.get(FIGURE_DIR_ENV)
+    if not outdir:
+        return None
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    fig.savefig(outdir / f"{name}.svg")
+    fig.savefig(outdir / f"{name}.png", dpi=EXPORT_DPI)
+    with open(outdir / f"{name}.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["panel", "series", "x", "y", "se"])
+        writer.writeheader()
+        writer.writerows(plotted_rows(fig))
+    return outdir

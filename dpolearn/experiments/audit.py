@@ -28,7 +28,7 @@ from ..fullinfo import NaiveFTNL, RNMFTNL
 from ..mechanisms import (BinaryCounter, ExponentialMechanism, GaussianMechanism, HybridCounter,
                           IntervalLaplaceMean, LaplaceMechanism, LazyDoublingPrivateMean,
                           LogarithmicCounter, ReportNoisyMax)
-from ..plotting import subplots
+from ..plotting import style_of, subplots
 from .registry import derive_seed, parallel_map, register
 
 __all__ = ["TABLE_ENTRIES", "table_markdown"]
@@ -58,15 +58,15 @@ def _tail_compute(scale, seed, jobs, progress):
 def _tail_plot(data):
     fig, axes = subplots(1, 1)
     ax = axes[0][0]
-    for key, lab, c in (("lap1", r"Lap$(1/\varepsilon)$ (Hu et al.)", "#d62728"),
-                        ("lap2", r"Lap$(2/\varepsilon)$ (strict)", "#1f77b4")):
+    for key, lab, style_key in (("lap1", r"Lap$(1/\varepsilon)$ (Hu et al.)", "RNM-FTNL (hu2021 preset)"),
+                                ("lap2", r"Lap$(2/\varepsilon)$ (strict)", "RNM-FTNL (strict, Lap)")):
         d = data[key]
-        ax.plot(d["prob"], d["loss"] / EPS, "o-", color=c, label=lab, ms=4)
+        ax.plot(d["prob"], d["loss"] / EPS, label=lab, ms=5, **style_of(style_key))
     ax.axhline(1.0, color="k", ls=":", lw=1)
     ax.axhline(2.0, color="k", ls="--", lw=1)
     tr = ax.get_yaxis_transform()
-    ax.text(0.02, 1.03, r"claimed $\varepsilon$", fontsize=9, transform=tr)
-    ax.text(0.02, 2.03, r"$2\varepsilon$", fontsize=9, transform=tr)
+    ax.text(0.02, 1.03, r"claimed $\varepsilon$", transform=tr)
+    ax.text(0.02, 2.03, r"$2\varepsilon$", transform=tr)
     ax.set_xscale("log")
     ax.invert_xaxis()
     ax.set_xlabel("probability of the event 'action 0 selected' on the larger input (log)")
@@ -118,24 +118,27 @@ def _trials_compute(scale, seed, jobs, progress):
 def _trials_plot(data):
     fig, axes = subplots(1, 1)
     ax = axes[0][0]
-    colours = {"laplace-tail": "#1f77b4", "laplace-central": "#2ca02c", "rnm-ftnl-hu2021": "#d62728"}
+    style_keys = {"laplace-tail": "Laplace", "laplace-central": "Laplace (central event)",
+                  "rnm-ftnl-hu2021": "RNM-FTNL (hu2021 preset)"}
     labels = {"laplace-tail": "Laplace, event {Y > 2}",
               "laplace-central": "Laplace, event {Y > 0.5}",
               "rnm-ftnl-hu2021": "RNM-FTNL with Lap(1/eps), 'action 0 in round 8'"}
     for i, name in enumerate(data["names"]):
         low = data["lower"][i]
         m = low.mean(axis=1)
-        ax.plot(data["n"], m, "o-", color=colours[name], label=labels[name], ms=4)
-        ax.fill_between(data["n"], low.min(axis=1), low.max(axis=1), color=colours[name], alpha=0.15)
+        style = style_of(style_keys[name])
+        ax.plot(data["n"], m, label=labels[name], ms=5, **style)
+        ax.fill_between(data["n"], low.min(axis=1), low.max(axis=1), color=style["color"],
+                        alpha=0.15)
     ax.axhline(1.0, color="k", ls=":", lw=1)
-    ax.text(data["n"][0], 1.03, r"$\varepsilon = 1$: the Laplace mechanism's (and the papers') claim",
-            fontsize=9)
-    ax.axhline(data["true"]["laplace-central"], color="#2ca02c", ls="--", lw=1)
+    ax.text(data["n"][0], 1.03, r"$\varepsilon = 1$: the Laplace mechanism's (and the papers') claim")
+    ax.axhline(data["true"]["laplace-central"], color=style_of("Laplace (central event)")["color"],
+               ls="--", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("trials per side (log)")
     ax.set_ylabel("95% lower bound on epsilon")
     ax.set_ylim(0, 1.8)
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="upper left")
     return fig
 
 

@@ -41,7 +41,7 @@ from ..bandits import (DPSE, DPTS, DPTSUCB, DPUCB, KLUCB, UCB1, AdaPKLUCB, AdaPU
 from ..envs import BernoulliBandit, BernoulliExperts
 from ..fullinfo import FTL, Hedge, NaiveFTNL, RNMFTNL
 from ..gdp import gdp_delta, pure_dp_to_gdp
-from ..plotting import color_of, subplots
+from ..plotting import color_of, errorbar, shared_legend, style_of, subplots
 from ..policy import Policy
 from ..simulate import make_checkpoints, simulate
 from .registry import derive_seed, parallel_map, register, regret_rows, run
@@ -373,14 +373,8 @@ def _bandit_summary(data):
 
 
 # ------------------------------------------------------------------ figures
-_NONPRIVATE_STYLE = {"UCB1": ":", "KL-UCB": "--", "TS (Beta)": "-.", "TS (Gaussian)": (0, (1, 3))}
-_MARKERS = "osD^vP*Xhp<>d8H"
-
-
-def _marker(label: str) -> str:
-    """A marker per algorithm, so that lines of similar colour stay distinguishable."""
-    names = list(BANDIT_ALGORITHMS)
-    return _MARKERS[names.index(label) % len(_MARKERS)] if label in names else "o"
+#: Legend suffix by privacy kind (the legend names stay the policies' labels).
+_KIND_SUFFIX = {"none": " (not private)", "approx": " (ε, e⁻¹⁰)", "gdp": " (μ(ε)-GDP)", "pure": ""}
 
 
 def _log_ticks(ax, values):
@@ -392,54 +386,127 @@ def _log_ticks(ax, values):
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _regret_vs_eps(ax, data, instance, labels=None, legend=False):
+def _regret_vs_eps(ax, data, instance, labels=None):
     labels = labels or data["algorithms"]
     eps = np.asarray(data["epsilons"])
     for label in labels:
         kind = BANDIT_ALGORITHMS[label]
-        col = color_of(label)
         cells = [c for c in data["cells"] if c["algorithm"] == label and c["instance"] == instance]
-        if label in _NONPRIVATE_STYLE or label == "Uniform":
-            m = cells[0]["result"].final_mean
-            ax.axhline(m, color=col, lw=1.3, ls=_NONPRIVATE_STYLE.get(label, "-"),
-                       label=label + (" (non-private)" if kind == "none" else " (no data)"))
+        if kind == "none" or label == "Uniform":
+            style = style_of(label)
+            ax.axhline(cells[0]["result"].final_mean, color=style["color"], lw=1.3,
+                       ls=style["linestyle"],
+                       label=label + (" (not private)" if kind == "none" else " (no data)"))
             continue
         if label == "DP-TS-UCB":
             c = cells[0]
-            ax.errorbar([c["level"]["epsilon"]], [c["result"].final_mean],
-                        yerr=[1.96 * c["result"].final_se], fmt="*", ms=11, color=col,
-                        label=f"DP-TS-UCB (α=1, {c['level']['mu']:.3g}-GDP)")
+            errorbar(ax, [c["level"]["epsilon"]], [c["result"].final_mean], [c["result"].final_se],
+                     label=f"DP-TS-UCB (α = 1, {c['level']['mu']:.3g}-GDP)", fmt="*", ms=12,
+                     color=color_of("DP-TS-UCB"))
             continue
         cells.sort(key=lambda c: c["epsilon"])
         x = np.array([c["epsilon"] for c in cells])
         m = np.array([c["result"].final_mean for c in cells])
         se = np.array([c["result"].final_se for c in cells])
-        ax.errorbar(x, m, yerr=1.96 * se, marker=_marker(label), ms=4, capsize=2, lw=1.6, color=col,
-                    ls="--" if kind != "pure" else "-",
-                    label=label + (" (μ(ε)-GDP)" if kind == "gdp" else
-                                   " ((ε, e⁻¹⁰)-DP)" if kind == "approx" else ""))
+        errorbar(ax, x, m, se, label + _KIND_SUFFIX[kind], ms=4, lw=1.4,
+                 **{k: v for k, v in style_of(label).items()})
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_ticks(ax, eps)
-    ax.set_xlabel("privacy parameter ε (GDP placed at the matching ε)")
-    ax.set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
-    if legend:
-        ax.legend(fontsize=7.5, ncol=2)
+    ax.set_xlabel("privacy parameter ε")
+
+
+def _short_instance(name: str) -> str:
+    """'5 arms (0.75 ... 0.25), Hu & Hegde' -> '5 arms\n(0.75 … 0.25)' (for narrow labels)."""
+    import re
+
+    name = re.sub(r", [A-Z][^,]*$", "", name).replace(" ... ", " … ")
+    head, _, tail = name.partition(" arms")
+    return f"{head} arms\n{tail.lstrip(', ')}" if tail else name
 
 
 def _bandit_plot(data):
+    """Final regret against ε, one panel per instance (2 columns), one legend below."""
     insts = data["leaderboard_instances"]
-    fig, axes = subplots(3, 2, sharex=True)
+    nrows = (len(insts) + 1) // 2
+    fig, axes = subplots(nrows, 2, sharex=True)
     for ax, inst in zip(axes.flat, insts):
         _regret_vs_eps(ax, data, inst)
-        ax.text(0.02, 0.03, inst, transform=ax.transAxes, fontsize=8.5, va="bottom")
-        if ax not in axes[-1]:
+        ax.text(0.0, 1.02, _short_instance(inst).replace("\n", " "), transform=ax.transAxes,
+                va="bottom")
+        if ax not in axes[-1] and not (len(insts) % 2 and ax is axes[-2, 1]):
             ax.set_xlabel("")
-    last = axes.flat[len(insts)]
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    last.axis("off")
-    last.legend(handles, labels, loc="center", fontsize=7.5, ncol=2)
+    for ax in axes.flat[len(insts):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"regret at T = {data['horizon']:,}")
+    if len(insts) % 2:                               # the empty slot's neighbour shows ε
+        axes[-2, 1].xaxis.set_tick_params(labelbottom=True)
+        axes[-2, 1].set_xlabel("privacy parameter ε")
+    shared_legend(fig, axes, ncol=3)
     return fig
+
+
+def ranking_matrix(data, instances=None, labels=None):
+    """Final regret divided by the best private algorithm's, per (instance, ε) column.
+
+    Returns ``(labels, columns, ratio)`` with ``columns`` a list of (instance, epsilon) and
+    ``ratio`` of shape (len(labels), len(columns)); NaN where an algorithm does not run at that
+    ε. The best of each column (as in :func:`winners`) has ratio 1. Rows are sorted by their
+    median ratio, best first.
+    """
+    instances = instances or data["leaderboard_instances"]
+    labels = labels or [a for a in data["algorithms"] if epsilon_grid(a)]
+    columns = [(inst, e) for inst in instances for e in data["epsilons"]]
+    means = np.full((len(labels), len(columns)), np.nan)
+    for c in data["cells"]:
+        if c["algorithm"] in labels and (c["instance"], c["epsilon"]) in columns:
+            means[labels.index(c["algorithm"]), columns.index((c["instance"], c["epsilon"]))] = \
+                c["result"].final_mean
+    ratio = means / np.nanmin(means, axis=0, keepdims=True)
+    order = np.argsort(np.nanmedian(ratio, axis=1), kind="stable")
+    return [labels[i] for i in order], columns, ratio[order]
+
+
+def _ranking_plot(data):
+    """Heat map of final regret relative to the best, algorithms x (instance, ε); a star marks
+    the best of each column."""
+    from matplotlib.colors import LogNorm
+
+    labels, columns, ratio = ranking_matrix(data)
+    n_eps = len(data["epsilons"])
+    fig, axes = subplots(1, 1, height=1.45)
+    ax = axes[0, 0]
+    shown = np.clip(ratio, 1.0, 10.0)
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap="viridis_r", norm=LogNorm(1.0, 10.0),
+                      aspect="auto", interpolation="nearest")
+    image._dpolearn_table = [(labels[i], f"{columns[j][0]} | ε = {columns[j][1]:g}", ratio[i, j])
+                             for i in range(len(labels)) for j in range(len(columns))
+                             if np.isfinite(ratio[i, j])]
+    best_rows, best_cols = np.nonzero(ratio == 1.0)
+    ax.plot(best_cols, best_rows, ls="none", marker="*", ms=9, color="white", mec="black",
+            mew=0.8, label="_best")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xticks(range(len(columns)), [f"{e:g}" for _, e in columns], rotation=90)
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    for k in range(1, len(columns) // n_eps):
+        ax.axvline(k * n_eps - 0.5, color="white", lw=3)
+    for k, inst in enumerate(dict.fromkeys(i for i, _ in columns)):
+        ax.text((k + 0.5) * n_eps - 0.5, -0.7, _short_instance(inst), ha="center", va="bottom")
+    ax.set_xlabel("privacy parameter ε, per instance (★: lowest regret)")
+    bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+    bar.set_label("regret / lowest regret in the column")
+    bar.set_ticks([1, 2, 5, 10], labels=["1", "2", "5", "≥ 10"])
+    bar.ax.minorticks_off()
+    return fig
+
+
+def _ranking_compute(scale, seed, jobs, progress):
+    """The cells of ``compare-bandits`` (same runs; nothing new is simulated)."""
+    return run("compare-bandits", scale, seed=seed, jobs=jobs, progress=progress)
 
 
 def _gap_compute(scale, seed, jobs, progress):
@@ -464,21 +531,16 @@ def _gap_plot(data):
                      if c["algorithm"] == label and c["epsilon"] == key}
             m = np.array([cells[n]["result"].final_mean for n in data["instances"]])
             se = np.array([cells[n]["result"].final_se for n in data["instances"]])
-            kind = BANDIT_ALGORITHMS[label]
-            ax.errorbar(gaps, m, yerr=1.96 * se, marker=_marker(label), ms=3.5, capsize=2, lw=1.4,
-                        color=color_of(label), label=label,
-                        ls=_NONPRIVATE_STYLE.get(label, "--" if kind in ("gdp", "approx") else "-"))
+            errorbar(ax, gaps, m, se, label, ms=3.5, lw=1.3)
         T = data["horizon"]
         ax.plot(gaps, T * gaps / 2, color="k", lw=1, ls=(0, (5, 5)), label="TΔ/2 (uniform, expected)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         _log_ticks(ax, gaps)
         ax.set_xlabel("gap Δ between the two arms")
-        ax.text(0.03, 0.97, f"ε = {e:g} (DP-TS-UCB: α = 1)", transform=ax.transAxes,
-                va="top", fontsize=9)
-    axes[0, 0].set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=7.5)
+        ax.text(0.03, 0.97, f"ε = {e:g}", transform=ax.transAxes, va="top")
+    axes[0, 0].set_ylabel(f"regret at T = {data['horizon']:,}")
+    shared_legend(fig, axes, title="DP-TS-UCB runs at α = 1 in both panels")
     return fig
 
 
@@ -554,15 +616,6 @@ def _fullinfo_compute(scale, seed, jobs, progress):
             "algorithms": list(FULLINFO_ALGORITHMS), "horizon": T, "n_runs": n}
 
 
-_FULLINFO_STYLE = {"RNM-FTNL (strict, Lap)": ("#1f77b4", "-", "o"),
-                   "RNM-FTNL (strict, Exp)": ("#ff7f0e", "-", "s"),
-                   "RNM-FTNL (strict, Gumbel)": ("#2ca02c", "-", "^"),
-                   "RNM-FTNL (hu2021 preset)": ("#1f77b4", ":", "x"),
-                   "RNM-FTNL (wu2025 preset, Lap)": ("#9467bd", "--", "o"),
-                   "RNM-FTNL (wu2025 preset, Exp)": ("#8c564b", "--", "s"),
-                   "Naive FTNL": ("#7f7f7f", "-", "d")}
-
-
 def _fullinfo_plot(data):
     fig, axes = subplots(1, 2, sharey=True)
     eps = np.asarray(data["epsilons"])
@@ -572,21 +625,21 @@ def _fullinfo_plot(data):
                             if c["algorithm"] == label and c["instance"] == inst),
                            key=lambda c: -1 if c["epsilon"] is None else c["epsilon"])
             if cells[0]["epsilon"] is None:
-                ax.axhline(cells[0]["result"].final_mean, color=color_of(label), lw=1.3,
-                           ls=":" if label == "FTL" else "-.", label=f"{label} (non-private)")
+                style = style_of(label)
+                ax.axhline(cells[0]["result"].final_mean, color=style["color"], lw=1.3,
+                           ls=style["linestyle"], label=f"{label} (not private)")
                 continue
-            col, ls, mk = _FULLINFO_STYLE[label]
             m = np.array([c["result"].final_mean for c in cells])
             se = np.array([c["result"].final_se for c in cells])
-            ax.errorbar(eps, m, yerr=1.96 * se, color=col, ls=ls, marker=mk, ms=4, capsize=2,
-                        lw=1.5, label=label)
+            errorbar(ax, eps, m, se, label, ms=4, lw=1.4)
         ax.set_xscale("log")
         ax.set_yscale("log")
         _log_ticks(ax, eps)
-        ax.set_xlabel("privacy parameter ε (honest guarantee)")
-        ax.text(0.97, 0.97, inst, transform=ax.transAxes, ha="right", va="top", fontsize=8.5)
-    axes[0, 0].set_ylabel(f"final pseudo-regret at T = {data['horizon']:,}")
-    axes[0, 0].legend(fontsize=7.5, loc="lower left")
+        ax.set_xlabel("privacy parameter ε (honest)")
+        ax.text(0.97, 0.97, _short_instance(inst).replace("\n", " "), transform=ax.transAxes,
+                ha="right", va="top")
+    axes[0, 0].set_ylabel(f"regret at T = {data['horizon']:,}")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -603,6 +656,9 @@ def _fullinfo_summary(data):
 register("compare-bandits",
          title="Every bandit algorithm on common instances over an epsilon grid",
          plot=_bandit_plot, summary=_bandit_summary, chapter="comparison")(_bandit_compute)
+register("compare-ranking",
+         title="Which algorithm to use: regret relative to the best, per instance and epsilon",
+         plot=_ranking_plot, chapter="comparison")(_ranking_compute)
 register("compare-gap", title="Final regret against the gap (two arms), same runs",
          plot=_gap_plot, summary=_gap_summary, chapter="comparison")(_gap_compute)
 register("compare-fullinfo",

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..bandits import DPSE, AdaPKLUCB, AnytimeLazyUCB, LazyDPTS
 from ..envs import BernoulliBandit
-from ..plotting import color_of, regret, subplots
+from ..plotting import errorbar, regret, shared_legend, style_of, subplots
 from ..simulate import make_checkpoints, simulate
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
@@ -119,24 +119,23 @@ def _figure(setting, scale, seed, jobs, progress):
     return data
 
 
-#: line styles that keep the four curves apart even where two colours are close
-_STYLES = {"Anytime-Lazy-UCB": "-", "Lazy-DP-TS": "-", "DP-SE": "-.", "AdaP-KLUCB": "--"}
-
-
 def _plot_figure(data, log_x=False):
     eps = data["epsilons"]
-    fig, axes = subplots(1, len(eps), sharey=False)
-    for ax, e in zip(axes[0], eps):
-        for name in data["algorithms"]:
-            regret(data["results"][(data["setting"], e, name)], ax=ax, log_x=log_x,
-                   legend=False, ls=_STYLES[name])
-        ax.text(0.03, 0.95, f"ε = {e:g}", transform=ax.transAxes, va="top", fontsize=11)
+    nrows = (len(eps) + 1) // 2
+    fig, axes = subplots(nrows, min(len(eps), 2), sharex=True)
+    for ax, e in zip(axes.flat, eps):
+        regret([data["results"][(data["setting"], e, name)] for name in data["algorithms"]],
+               ax=ax, log_x=log_x, legend=False)
+        ax.text(0.03, 0.95, f"ε = {e:g}", transform=ax.transAxes, va="top")
         if not log_x:
             ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
-    for ax in axes[0][1:]:
+    for ax in axes.flat[len(eps):]:
+        ax.axis("off")
+    for ax in axes[:, 1:].flat:
         ax.set_ylabel("")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
+    for ax in axes[:-1].flat:
+        ax.set_xlabel("")
+    shared_legend(fig, axes)
     return fig
 
 
@@ -201,8 +200,8 @@ def _schedule(scale, seed, jobs, progress):
 def _plot_schedule(data):
     import matplotlib.pyplot as plt
 
-    fig, axes = subplots(1, 2)
-    ax, ax2 = axes[0, 0], axes[0, 1]
+    fig, axes = subplots(2, 1, sharex=True, height=0.8)
+    ax, ax2 = axes[0, 0], axes[1, 0]
     t = np.arange(1, data["horizon"] + 1)
     K = len(data["means"])
     cmap = plt.get_cmap("tab10")
@@ -212,26 +211,28 @@ def _plot_schedule(data):
     cl = data["closes"]
     ax.scatter(cl[:, 0], cl[:, 1] + 0.32, marker="v", s=18, color="k", zorder=3,
                label="batch processed (one Laplace draw)")
-    for r in range(4):                                       # name the first batches of arm 1
+    for r in range(4):                          # name the first batches of arm 1 by their size
         first = np.flatnonzero((data["batch"] == r) & (data["arms"] == 0))
         if first.size:
-            ax.annotate(f"{2 ** r}", (t[first[0]], -0.28), fontsize=7, ha="left",
-                        color=cmap(r % 10))
-    ax.set_yticks(range(K), [f"arm {j + 1}\nμ={m:g}" for j, m in enumerate(data["means"])])
-    ax.set_ylim(K + 0.35, -0.6)
+            ax.annotate(f"{2 ** r}", (t[first[0]], -0.3), ha="left", va="bottom",
+                        color=cmap(r % 10), fontweight="bold")
+    ax.text(0.0, 1.02, "batch sizes of arm 1: 1, 2, 4, 8, ... pulls (colour = batch)",
+            transform=ax.transAxes, va="bottom")
+    ax.set_yticks(range(K), [f"arm {j + 1} (μ = {m:g})" for j, m in enumerate(data["means"])])
+    ax.set_ylim(K - 0.4, -0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("round t")
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
     ax.grid(False)
     for j in range(K):
+        style = style_of(f"arm {j + 1}")
         ax2.step(t, data["mu_tilde"][:, j], where="post", color=cmap(j), lw=1.5,
-                 label=f"arm {j + 1}")
+                 ls=style["linestyle"], label=f"private mean μ̃ of arm {j + 1}")
         ax2.axhline(data["means"][j], color=cmap(j), ls=":", lw=1)
+    ax2.plot([], [], color="0.4", ls=":", lw=1, label="true means")
     ax2.set_ylim(-0.6, 1.6)
     ax2.set_xscale("log")
     ax2.set_xlabel("round t")
-    ax2.set_ylabel("private mean μ̃ (dotted: true mean)")
-    ax2.legend(loc="upper right", fontsize=8, ncol=K)
+    ax2.set_ylabel("private mean μ̃")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -280,22 +281,20 @@ def _plot_sweep(data):
     for name, parts in data["results"].items():
         n2 = np.array([p.pulls[:, 1] for p in parts], dtype=float)       # (n_eps, n_runs)
         m, se = n2.mean(1), n2.std(1, ddof=1) / np.sqrt(n2.shape[1])
-        axes[0, 0].errorbar(eps, m, yerr=1.96 * se, marker="o", color=color_of(name),
-                            label=name, capsize=2)
-        axes[0, 1].errorbar(eps, m / rate, yerr=1.96 * se / rate, marker="o",
-                            color=color_of(name), label=name, capsize=2)
+        errorbar(axes[0, 0], eps, m, se, name)
+        errorbar(axes[0, 1], eps, m / rate, se / rate, name)
     axes[0, 0].plot(eps, rate, "k--", lw=1.5, label="ln T / (Δ min{Δ, ε})")
     axes[0, 0].axhline(T / 2, color="grey", lw=1, ls="-.", label="T/2 (no learning)")
     axes[0, 0].set_yscale("log")
-    axes[0, 0].set_ylabel(f"pulls of the suboptimal arm by T = {T:,}")
+    axes[0, 0].set_ylabel(f"suboptimal pulls by T = {T:,}")
     axes[0, 1].set_ylabel("pulls × Δ min{Δ, ε} / ln T")
     axes[0, 1].set_ylim(bottom=0)
     for ax in axes[0]:
         ax.axvline(gap, color="grey", lw=1, ls=":")
         ax.set_xscale("log")
-        ax.set_xlabel("privacy parameter ε (dotted line: ε = Δ)")
-    axes[0, 0].legend(fontsize=9, loc="lower left")
-    axes[0, 1].legend(fontsize=9, loc="upper right")
+        ax.set_xlabel("privacy parameter ε")
+    axes[0, 0].plot([], [], color="grey", lw=1, ls=":", label="ε = Δ")
+    shared_legend(fig, axes)
     return fig
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..envs import BernoulliExperts
 from ..fullinfo import FTL, Hedge, NaiveFTNL, RNMFTNL
 from ..fullinfo.epoch_sim import exact_regret_deterministic
-from ..plotting import regret, subplots
+from ..plotting import regret, shared_legend, style_of, subplots
 from ..simulate import simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
@@ -55,21 +55,24 @@ def _compute(scale, seed, jobs, progress):
     return {"results": {(t[0], t[1]): r for t, r in zip(tasks, out)}, **cfg}
 
 
-_COLORS = {"FTL": "#488f31", "Hedge": "#de425b", "RNM-FTNL (Hu et al., Lap 1/ε)": "#1f77b4",
-           "RNM-FTNL (strict, Lap 2/ε)": "#1f77b4", "Naive FTNL": "#7f7f7f"}
+#: the book-wide style of each variant (same algorithm as the comparison chapter's presets)
+_STYLE_KEY = {"RNM-FTNL (Hu et al., Lap 1/ε)": "RNM-FTNL (hu2021 preset)",
+              "RNM-FTNL (strict, Lap 2/ε)": "RNM-FTNL (strict, Lap)"}
 
 
 def _plot(data):
-    fig, axes = subplots(1, len(data["eps"]), sharey=True)
-    for ax, eps in zip(axes[0], data["eps"]):
+    nrows = (len(data["eps"]) + 1) // 2
+    fig, axes = subplots(nrows, min(len(data["eps"]), 2), sharey=True)
+    for ax, eps in zip(axes.flat, data["eps"]):
         items = [(n, r) for (n, e), r in data["results"].items() if e in (None, eps)]
         regret([r for _, r in items], ax=ax, log_x=True, log_y=True, legend=False,
-               labels=[n for n, _ in items], colors=[_COLORS[n] for n, _ in items])
-        for line, (n, _) in zip(ax.get_lines(), items):
-            if "Hu et al." in n:
-                line.set_linestyle("--")
+               labels=[n for n, _ in items], style_keys=[_STYLE_KEY.get(n, n) for n, _ in items])
         ax.text(0.03, 0.95, f"ε = {eps:g}", transform=ax.transAxes, va="top")
-    axes[0, -1].legend(fontsize=8, loc="lower right")
+    for ax in axes.flat[len(data["eps"]):]:
+        ax.axis("off")
+    for ax in axes[:, 1:].flat:
+        ax.set_ylabel("")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -121,19 +124,23 @@ def _dg(scale, seed, jobs, progress):
 def _dg_plot(data):
     fig, axes = subplots()
     ax = axes[0, 0]
-    styles = {"Laplace 1/ε (Hu et al.)": ("#1f77b4", "--"), "Laplace 2/ε": ("#1f77b4", "-"),
-              "Exp 2/ε": ("#2ca02c", "-"), "Gumbel 2/ε": ("#d62728", "-")}
     Ks = np.array(data["Ks"])
     for name in _DG_NAMES:
         v = np.array([data["eps_R"][(name, K)] for K in Ks])
-        c, ls = styles[name]
-        ax.plot(Ks, v, marker="o", ms=3, color=c, ls=ls, label=name)
+        style = style_of(_DG_STYLE_KEY[name])
+        ax.plot(Ks, v, ms=4, label=name, **style)
     ax.plot(Ks, 6 * np.log(Ks), "k:", lw=1.5, label="6 ln K")
     ax.plot(Ks, 2 * (Ks - 1), color="0.5", ls="-.", lw=1.5, label="2 (K − 1): one term per bracket")
     ax.set_xlabel("number of actions K (= number of gap brackets + 1)")
     ax.set_ylabel("ε · R(∞),  ε = Δ_min")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
+
+
+#: the book-wide style each noise variant borrows
+_DG_STYLE_KEY = {"Laplace 1/ε (Hu et al.)": "RNM-FTNL (hu2021 preset)",
+                 "Laplace 2/ε": "RNM-FTNL (strict, Lap)", "Exp 2/ε": "RNM-FTNL (strict, Exp)",
+                 "Gumbel 2/ε": "RNM-FTNL (strict, Gumbel)"}
 
 
 register("hu2021-doubling-gap", title="Exact regret of RNM-FTNL on the doubling-gap instance",

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..bandits import DPSE, DPTS, AnytimeLazyUCB, BetaTS, LazyDPTS
 from ..envs import BernoulliBandit
-from ..plotting import color_of, regret, subplots
+from ..plotting import errorbar, regret, shared_legend, style_of, subplots
 from ..simulate import make_checkpoints, simulate
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
@@ -125,16 +125,16 @@ def _plot_table(data):
     for name in data["algorithms"]:
         m = np.array([data["results"][(name, e)].final_mean for e in eps])[order]
         se = np.array([data["results"][(name, e)].final_se for e in eps])[order]
-        ax.errorbar(eps[order], m, yerr=1.96 * se, marker="o", capsize=2, label=name,
-                    color=color_of(name), ls="--" if name.endswith("(sum)") else "-")
+        errorbar(ax, eps[order], m, se, name)
     ref = data["results"][(data["nonprivate"], None)]
-    ax.axhline(ref.final_mean, color=color_of(data["nonprivate"]), ls=":", lw=1.5,
-               label=f"{data['nonprivate']} (non-private)")
+    style = style_of(data["nonprivate"])
+    ax.axhline(ref.final_mean, color=style["color"], ls=":", lw=1.5,
+               label=f"{data['nonprivate']} (not private)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("privacy parameter ε")
     ax.set_ylabel(f"pseudo-regret at T = {data['horizon']:,}")
-    ax.legend(fontsize=8.5, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    shared_legend(fig, axes)
     return fig
 
 
@@ -164,18 +164,17 @@ def _plot_figure(data):
     for k, ax in enumerate(axes[0]):
         regret([data["results"][n] for n in names], ax=ax, legend=False)
         if "DP-SE (sum)" in data["results"]:
-            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, ls="--", band=None,
-                   colors=[color_of("DP-SE")], lw=1.5)
+            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, band=None, lw=1.5)
         regret(data["reference"], ax=ax, legend=False, band=None, ls=":", lw=1.5,
-               labels=["TS (Beta), non-private"], colors=[color_of(NONPRIVATE)])
+               labels=["TS (Beta), not private"], style_keys=[NONPRIVATE])
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
         if k == 1:
             ax.set_yscale("log")
             ax.set_ylim(bottom=10)
             ax.set_ylabel("")
     ax = axes[0, 0]
-    ax.text(0.02, 0.97, f"ε = {data['epsilon']:g}", transform=ax.transAxes, va="top", fontsize=11)
-    ax.legend(fontsize=8.5, loc="upper left", bbox_to_anchor=(0.0, 0.9))
+    ax.text(0.02, 0.97, f"ε = {data['epsilon']:g}", transform=ax.transAxes, va="top")
+    shared_legend(fig, axes)
     return fig
 
 

@@ -17,7 +17,7 @@ from ..bandits.dp_ts_ucb import (DPTSUCB, MTSGaussian, dp_ts_ucb_gdp, match_c,
                                  mts_gaussian_gdp, sampling_budget)
 from ..envs import BernoulliBandit
 from ..gdp import gdp_delta, gdp_epsilon, gdp_log_delta, pure_dp_to_gdp
-from ..plotting import color_of, regret, subplots
+from ..plotting import errorbar, regret, shared_legend, style_of, subplots, sweep_styles
 from ..simulate import make_checkpoints, simulate
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
@@ -54,13 +54,6 @@ def sizes(scale):
 def _checkpoints(T):
     """Linear points for the curves on a linear axis plus log points for the early rounds."""
     return np.union1d(make_checkpoints(T, "linear", 100), make_checkpoints(T, "log", 40))
-
-
-def _alpha_colors(alphas):
-    import matplotlib as mpl
-
-    cmap = mpl.colormaps["viridis"]
-    return [cmap(0.85 * i / max(len(alphas) - 1, 1)) for i in range(len(alphas))]
 
 
 # ------------------------------------------------------------------ simulation tasks
@@ -129,22 +122,21 @@ def _fig3_compute(scale, seed, jobs, progress):
 def _fig3_plot(data):
     fig, axes = subplots(1, 2)
     ax, bx = axes[0]
-    colors = _alpha_colors(data["alphas"])
-    for j, (a, col) in enumerate(zip(data["alphas"], colors)):
-        ax.errorbar(data["T_grid"], data["final_mean"][:, j], yerr=1.96 * data["final_se"][:, j],
-                    color=col, marker="o", lw=2, capsize=3, label=f"α = {a:g}")
-        bx.plot(data["T_fine"], data["eta"][:, j], color=col, lw=2, label=f"α = {a:g}")
+    for j, (a, style) in enumerate(zip(data["alphas"], sweep_styles(len(data["alphas"])))):
+        errorbar(ax, data["T_grid"], data["final_mean"][:, j], data["final_se"][:, j],
+                 f"DP-TS-UCB, α = {a:g}", **style)
+        bx.plot(data["T_fine"], data["eta"][:, j], markevery=0.15, label=f"DP-TS-UCB, α = {a:g}",
+                **style)
     bx.plot(data["T_fine"], np.sqrt(data["T_fine"] / 2.0), "k--", lw=1.5,
             label="TS-Gaussian √(T/2)")
     ax.set_xscale("log")
     ax.set_xlabel("horizon T")
     ax.set_ylabel("pseudo-regret at T")
-    ax.legend(title="(a) DP-TS-UCB")
     bx.set_xscale("log")
     bx.set_yscale("log")
     bx.set_xlabel("horizon T")
-    bx.set_ylabel("GDP parameter μ (Theorem 4.4)")
-    bx.legend(title="(b) privacy", fontsize=9)
+    bx.set_ylabel("GDP parameter μ (Thm 4.4)")
+    shared_legend(fig, axes)
     return fig
 
 
@@ -176,21 +168,19 @@ def _fig4_plot(data):
     fig, axes = subplots(1, 2)
     ax, bx = axes[0]
     a = data["alphas"]
+    names = {"dpts": "DP-TS-UCB", "mtsg": "M-TS-Gaussian (b = 0, c = 5 ln^α T)"}
     for key, label in (("dpts", "DP-TS-UCB"), ("mtsg", "M-TS-Gaussian")):
         m = np.array([r.final_mean for r in data[key]])
         se = np.array([r.final_se for r in data[key]])
-        ax.errorbar(a, m, yerr=1.96 * se, marker="o", lw=2, capsize=3, color=color_of(label),
-                    label=label if key == "dpts" else "M-TS-Gaussian (b = 0, c = 5 ln^α T)")
-    bx.plot(a, data["eta_dpts"], "o-", color=color_of("DP-TS-UCB"), label="DP-TS-UCB")
-    bx.plot(a, data["eta_mtsg"], "s-", color=color_of("M-TS-Gaussian"),
-            label="M-TS-Gaussian (b = 0, c = 5 ln^α T)")
+        errorbar(ax, a, m, se, names[key], **style_of(label))
+    bx.plot(a, data["eta_dpts"], label=names["dpts"], **style_of("DP-TS-UCB"))
+    bx.plot(a, data["eta_mtsg"], label=names["mtsg"], **style_of("M-TS-Gaussian"))
     ax.set_xlabel("α")
     ax.set_ylabel(f"pseudo-regret at T = {data['T']:,}")
-    ax.legend(title="(a) regret", fontsize=9)
     bx.set_yscale("log")
     bx.set_xlabel("α")
     bx.set_ylabel("GDP parameter μ")
-    bx.legend(title="(b) privacy", fontsize=9)
+    shared_legend(fig, axes)
     return fig
 
 
@@ -223,16 +213,19 @@ def best_b(data, alpha):
 
 
 def _fig6_plot(data):
-    fig, axes = subplots(1, 2)
-    colors = _alpha_colors(data["b"])
+    fig, axes = subplots(1, 2, sharey=True)
+    styles = sweep_styles(len(data["b"]))
     for ax, a in zip(axes[0], (0.0, 1.0)):
-        labels = [f"b = {b:,}, c = {c:.3g}" for b, c in zip(data["b"], data["c"][a])]
-        regret(data["results"][a], ax=ax, labels=labels, colors=colors, legend=False)
+        for res, b, c, style in zip(data["results"][a], data["b"], data["c"][a], styles):
+            regret(res, ax=ax, labels=[f"b = {b:,}"], colors=[style["color"]], legend=False,
+                   ls=style["linestyle"], marker=style["marker"])
         ax.set_yscale("log")
         ax.set_ylim(bottom=1.0)
         ax.set_xlabel("round t")
-        ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
-                  fontsize=8)
+        ax.text(0.03, 0.97, f"α = {a:g}, μ = {data['eta'][a]:.4g}", transform=ax.transAxes,
+                va="top")
+    axes[0, 1].set_ylabel("")
+    shared_legend(fig, axes, title="M-TS-Gaussian, pre-pulls b (c matched to the GDP level)")
     return fig
 
 
@@ -269,14 +262,17 @@ def _fig5_plot(data, extra=None):
     fig, axes = subplots(1, 2)
     for ax, a in zip(axes[0], (0.0, 1.0)):
         regret([data["dpts"][a], data["mtsg"][a]], ax=ax, legend=False,
-               labels=["DP-TS-UCB", _matched_label(data["mtsg"][a])])
-        if extra is not None:                            # (eps, 0)-DP baselines: dashed
-            regret(extra, ax=ax, legend=False, ls="--",
-                   labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra])
-        top = max(float(line.get_ydata().max()) for line in ax.get_lines())
-        ax.set_ylim(0, 1.55 * top)                       # head-room so the legend hides no curve
-        ax.legend(title=f"({'a' if a == 0 else 'b'}) α = {a:g}, μ = {data['eta'][a]:.4g}",
-                  fontsize=8, loc="upper left", ncol=2 if extra is not None else 1)
+               labels=["DP-TS-UCB", _matched_label(data["mtsg"][a])],
+               style_keys=["DP-TS-UCB", "M-TS-Gaussian"])
+        if extra is not None:                            # (eps, 0)-DP baselines
+            regret(extra, ax=ax, legend=False,
+                   labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra],
+                   style_keys=[r.label for r in extra])
+        ax.set_ylim(bottom=0)
+        ax.text(0.03, 0.97, f"α = {a:g}, μ = {data['eta'][a]:.4g}", transform=ax.transAxes,
+                va="top")
+    axes[0, 1].set_ylabel("")
+    shared_legend(fig, axes)
     return fig
 
 
@@ -343,15 +339,15 @@ def _table_compute(scale, seed, jobs, progress):
 def _table_plot(data):
     fig, axes = subplots()
     ax = axes[0, 0]
-    for a, col in zip(ALPHAS, _alpha_colors(ALPHAS)):
-        ax.plot(data["eps"], data["log_delta"][a] / np.log(10), color=col,
-                label=f"α = {a:g} (μ = {dp_ts_ucb_gdp(data['T'], a):.4g})")
+    for a, style in zip(ALPHAS, sweep_styles(len(ALPHAS))):
+        ax.plot(data["eps"], data["log_delta"][a] / np.log(10), markevery=0.1,
+                label=f"α = {a:g} (μ = {dp_ts_ucb_gdp(data['T'], a):.4g})", **style)
     ax.axhline(-5, color="k", ls=":", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("ε (log scale)")
     ax.set_ylabel("log10 δ(ε)")
     ax.set_ylim(-12, 0.5)
-    ax.legend(title=f"DP-TS-UCB, T = {data['T']:,}", fontsize=9)
+    ax.legend(title=f"DP-TS-UCB, T = {data['T']:,}")
     return fig
 
 

@@ -27,7 +27,7 @@ from ..envs import BernoulliBandit, BernoulliExperts, FixedSequence
 from ..fullinfo import FTL, RNMFTNL, Hedge
 from ..fullinfo.epoch_sim import exact_regret_deterministic
 from ..mechanisms import ReportNoisyMax
-from ..plotting import color_of, subplots
+from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
 from ..simulate import simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
@@ -54,13 +54,13 @@ def _heat(ax, mat, title_cb, cmap, fmt):
     ax.grid(False)
     for i in range(k):
         for j in range(k):
-            ax.text(j, i, fmt.format(mat[i, j]), ha="center", va="center", fontsize=7,
+            ax.text(j, i, fmt.format(mat[i, j]), ha="center", va="center",
                     color="white" if mat[i, j] - mat.min() > 0.6 * np.ptp(mat) else "black")
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label=title_cb)
 
 
 def _plot_instances(data):
-    fig, axes = subplots(2, 2)
+    fig, axes = subplots(2, 2, height=1.2)
     (a, b), (c, d) = axes
     _heat(a, data["hu"], "mean reward", "Blues", "{:.2f}")
     a.set_xlabel("action")
@@ -68,14 +68,14 @@ def _plot_instances(data):
     _heat(b, data["tv"], "total variation", "Greens", "{:.2f}")
     b.set_xlabel("instance j")
     b.set_ylabel("instance i")
-    _heat(c, data["kl"], "KL divergence (nats)", "Purples", "{:.3f}")
+    _heat(c, data["kl"], "KL divergence (nats)", "Purples", "{:.2g}")
     c.set_xlabel("instance j")
     c.set_ylabel("instance i")
     _heat(d, data["wu"], "loss (deterministic)", "Oranges", "{:.1f}")
     d.set_xlabel("action")
     d.set_ylabel("cyclic instance l")
     for ax, tag in zip((a, b, c, d), "abcd"):
-        ax.text(-0.18, 1.04, f"({tag})", transform=ax.transAxes, fontweight="bold")
+        ax.text(0.0, 1.03, f"({tag})", transform=ax.transAxes, fontweight="bold", va="bottom")
     return fig
 
 
@@ -120,27 +120,27 @@ def _fano(scale, seed, jobs, progress):
 
 
 def _plot_fano(data):
-    fig, axes = subplots()
+    fig, axes = subplots(1, 1, height=1.1)
     ax = axes[0, 0]
     K, gap = data["K"], data["gap"]
     n_fine = np.geomspace(1, data["n"][-1], 400)
-    cols = ["#d62728", "#ff7f0e", "#2ca02c"]
-    for eps, col, emp in zip(data["eps"], cols, data["private"]):
+    for eps, style, emp in zip(data["eps"], sweep_styles(len(data["eps"])), data["private"]):
+        col = style["color"]
         ax.plot(n_fine, lb.dp_fano_error_bound(K, n_fine, eps, gap), color=col, lw=2,
-                label=f"DP Fano bound, ε = {eps:g}")
-        ax.plot(data["n"], emp, "o:", color=col, ms=4, lw=1,
+                ls=style["linestyle"], label=f"DP Fano bound, ε = {eps:g}")
+        ax.plot(data["n"], emp, marker=style["marker"], ls=":", color=col, ms=5, lw=1,
                 label=f"RNM selector (Lap 2/ε), ε = {eps:g}")
         ax.axvline(lb.hu2021_sample_complexity(K, eps, gap), color=col, ls="--", lw=0.8)
     kl = float(lb.kl_matrix(lb.hu2021_hard_instances(K, gap))[0, 1])
     ax.plot(n_fine, lb.fano_error_bound(K, n_fine, kl), color="0.4", lw=1.5, ls="-.",
             label="non-private Fano bound")
-    ax.plot(data["n"], data["plain"], "s:", color="0.2", ms=3, lw=1,
+    ax.plot(data["n"], data["plain"], "s:", color="0.2", ms=4, lw=1,
             label="argmax of sums (not private)")
     ax.set_xscale("log")
     ax.set_xlabel("sample size n (reward vectors)")
     ax.set_ylabel("error on the worst hidden instance")
     ax.set_ylim(-0.02, 1.0)
-    ax.legend(fontsize=7.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -189,30 +189,32 @@ def _plot_b2o(data):
     a, b = axes[0]
     K, gap, m = data["K"], data["gap"], data["m"]
     m_fine = np.geomspace(1, m[-1], 300)
-    styles = {B2O_EPS[0]: "-", B2O_EPS[1]: "--", None: "-"}
     for (name, eps), (err, low, reg) in data["curves"].items():
-        col = color_of(name)
         lab = _b2o_label(name, eps)
-        a.plot(m, err, marker="o", ms=3, color=col, ls=styles[eps], label=lab)
-        b.plot(m, reg, marker="o", ms=3, color=col, ls=styles[eps], label=lab)
+        style = style_of(name)
+        if eps is not None and eps != B2O_EPS[0]:       # the second epsilon: open markers, dashed
+            style.update(linestyle="--", mfc="white")
+        a.plot(m, err, ms=4, label=lab, **style)
+        b.plot(m, reg, ms=4, label=lab, **style)
     for eps, ls in zip(B2O_EPS, ("-", "--")):
         a.plot(m_fine, lb.dp_fano_error_bound(K, m_fine, eps, gap), color="k", ls=ls, lw=1,
-               label=f"DP Fano bound, ε = {eps:g}")
-        b.axhline(lb.hu2021_privacy_regret_lower_bound(K, eps, gap), color="k", ls=ls, lw=1,
-                  label=f"0.0098 ln K / ε, ε = {eps:g}")
+               label=f"(a) DP Fano bound, ε = {eps:g}")
+        b.axhline(lb.hu2021_privacy_regret_lower_bound(K, eps, gap), color="0.45", ls=ls, lw=1.2,
+                  label=f"(b) 0.0098 ln K / ε, ε = {eps:g}")
         ms = lb.hu2021_sample_complexity(K, eps, gap)
         a.axvline(ms, color="0.5", ls=ls, lw=0.8)
         b.axvline(ms, color="0.5", ls=ls, lw=0.8)
     a.axhline(0.2, color="0.6", lw=0.8, ls=":")
     a.set_xscale("log")
-    a.set_xlabel("batch size m (rounds the learner plays)")
-    a.set_ylabel("majority-vote error, worst hidden instance")
-    a.legend(fontsize=7.5)
+    a.set_xlabel("batch size m")
+    a.set_ylabel("majority-vote error (worst instance)")
     b.set_xscale("log")
     b.set_yscale("log")
-    b.set_xlabel("batch size m (rounds the learner plays)")
-    b.set_ylabel("mean pseudo-regret over the m rounds")
-    b.legend(fontsize=7.5)
+    b.set_xlabel("batch size m")
+    b.set_ylabel("mean pseudo-regret over m rounds")
+    for ax, tag in zip((a, b), "ab"):
+        ax.text(0.0, 1.02, f"({tag})", transform=ax.transAxes, fontweight="bold", va="bottom")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -286,35 +288,37 @@ def _plot_regret_eps(data):
     eps, K, gap = data["eps"], data["K"], data["gap"]
     e_fine = np.geomspace(eps[0], eps[-1], 200)
     m, ci = _final(data["RNM-FTNL"])
-    a.errorbar(eps, m, yerr=ci, marker="o", ms=4, color=color_of("RNM-FTNL"),
-               label="RNM-FTNL (Lap 2/ε)")
+    errorbar(a, eps, m, ci / 1.96, "RNM-FTNL (Lap 2/ε)", **style_of("RNM-FTNL"))
     for name in ("FTL", "Hedge"):
-        a.axhline(data[name].final_mean, color=color_of(name), lw=1.5, label=f"{name} (not private)")
+        style = style_of(name)
+        a.axhline(data[name].final_mean, color=style["color"], ls=style["linestyle"], lw=1.5,
+                  label=f"{name} (not private)")
     a.plot(e_fine, lb.hu2021_privacy_regret_lower_bound(K, e_fine, gap), "k-", lw=1.5,
-           label="Thm 12: 0.0098 ln K / ε")
+           label="(a) Thm 12: 0.0098 ln K / ε")
     a.plot(e_fine, math.log(K) / np.minimum(gap, e_fine), "k:", lw=1.5,
-           label="shape ln K / min{Δ, ε}")
+           label="(a) shape ln K / min{Δ, ε}")
     a.axhline(data["T_full"] * gap, color="0.6", lw=0.8, ls="--", label="T Δ (always wrong)")
     a.set_xscale("log")
     a.set_yscale("log")
     a.set_xlabel("privacy parameter ε")
     a.set_ylabel(f"pseudo-regret at T = {data['T_full']}")
-    a.legend(fontsize=7.5)
     for name in ("Anytime-Lazy-UCB", "Lazy-DP-TS"):
         m, ci = _final(data[name])
-        b.errorbar(eps, m, yerr=ci, marker="o", ms=4, color=color_of(name), label=name)
+        errorbar(b, eps, m, ci / 1.96, name)
     T = data["T_bandit"]
     means = lb.hu2021_hard_instances(K, gap)[0]
-    b.plot(e_fine, lb.shariff_sheffet_lower_bound(means, e_fine, T), "k-", lw=1.5,
-           label="Shariff–Sheffet shape (c = 1)")
+    b.plot(e_fine, lb.shariff_sheffet_lower_bound(means, e_fine, T), color="0.35", ls="-", lw=1.5,
+           label="(b) Shariff–Sheffet shape (c = 1)")
     b.axhline(lb.lai_robbins_lower_bound(means, T), color="k", ls="-.", lw=1.2,
-              label="Lai–Robbins (non-private)")
+              label="(b) Lai–Robbins (not private)")
     b.axhline(T * gap, color="0.6", lw=0.8, ls="--", label="T Δ (always wrong)")
     b.set_xscale("log")
     b.set_yscale("log")
     b.set_xlabel("privacy parameter ε")
     b.set_ylabel(f"pseudo-regret at T = {T}")
-    b.legend(fontsize=7.5)
+    for ax, tag in zip((a, b), "ab"):
+        ax.text(0.0, 1.02, f"({tag})", transform=ax.transAxes, fontweight="bold", va="bottom")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -385,43 +389,51 @@ def _cyclic(scale, seed, jobs, progress):
 
 
 def _plot_cyclic(data):
-    fig, axes = subplots(1, 3, figsize=(13.0, 3.9))
-    a, b, c = axes[0]
+    fig, axes = subplots(2, 2)
+    (a, b), (c, spare) = axes
+    spare.axis("off")
     K, eps = data["K"], data["eps"]
     t = np.arange(1, data["T_mc"] + 1)
-    col = color_of("RNM-FTNL")
+    rnm = style_of("RNM-FTNL")
+    col = rnm["color"]
     a.plot(t, lb.wu2025_success_probability_bound(t, K, eps), "k-", lw=1.5,
-           label="Thm 7 bound (any ε-DP learner)")
+           label="(a) Thm 7 bound (any ε-DP learner)")
     a.plot(t, data["success_exact"], color=col, lw=2, label="RNM-FTNL (Gumbel 2/ε), exact")
-    a.plot(t, data["success_mc"], ".", color=col, ms=2, alpha=0.5,
+    a.plot(t, data["success_mc"], ".", color=col, ms=3, alpha=0.5,
            label=f"RNM-FTNL, {data['n_runs']} runs")
-    a.plot(t, np.ones_like(t, dtype=float), color=color_of("FTL"), lw=1.2, ls="--",
+    style = style_of("FTL")
+    a.plot(t, np.ones_like(t, dtype=float), color=style["color"], lw=1.2, ls="--",
            label="FTL (not private)")
     a.set_xscale("log")
     a.set_xlabel("round t")
-    a.set_ylabel("P(play a near-best action)")
-    a.legend(fontsize=7)
+    a.set_ylabel("P(near-best action)")
     T = data["horizons"]
-    b.plot(T, lb.wu2025_regret_lower_bound(K, eps, T), "k-", lw=1.5, label="LB(T), Thm 7")
-    for noise, ls in zip(("gumbel", "laplace", "exponential"), ("-", "--", ":")):
-        b.plot(T, data["exact_T"][noise], color=col, ls=ls, label=f"RNM-FTNL, {noise} 2/ε (exact)")
+    b.plot(T, lb.wu2025_regret_lower_bound(K, eps, T), color="0.35", ls="-", lw=1.5,
+           label="(b) LB(T), Thm 7")
+    for noise, ls, mk in zip(("gumbel", "laplace", "exponential"), ("-", "--", ":"), "o^s"):
+        b.plot(T, data["exact_T"][noise], color=col, ls=ls, marker=mk, ms=4, markevery=0.2,
+               label=f"(b) RNM-FTNL, {noise} 2/ε (exact)")
     b.set_xscale("log")
     b.set_yscale("log")
     b.set_xlabel("horizon T")
     b.set_ylabel("pseudo-regret")
-    b.legend(fontsize=7)
     Ks = data["Ks"]
     k_int = np.unique(np.round(np.geomspace(Ks[0], Ks[-1], 200)).astype(int))
-    for e, ls in zip(data["eps_k"], ("-", "--")):
+    for e, ls, mk in zip(data["eps_k"], ("-", "--"), ("o", "s")):
         lb_inf = np.array([lb.wu2025_regret_lower_bound(int(k), e) for k in k_int])
-        c.plot(np.log(k_int), e * lb_inf, "k", ls=ls, lw=1.5, label=f"ε·LB(∞), ε = {e:g}")
-        c.plot(np.log(Ks), e * data["rnm_inf"][e], "o", color=col, ls=ls, ms=4,
-               label=f"ε·R(∞) RNM-FTNL Gumbel, ε = {e:g}")
+        c.plot(np.log(k_int), e * lb_inf, "k", ls=ls, lw=1.5, label=f"(c) ε·LB(∞), ε = {e:g}")
+        c.plot(np.log(Ks), e * data["rnm_inf"][e], marker=mk, color=col, ls=ls, ms=5,
+               label=f"(c) ε·R(∞), RNM-FTNL Gumbel, ε = {e:g}")
     c.set_xlabel("ln K")
     c.set_ylabel("ε × regret")
-    c.legend(fontsize=7)
     for ax, tag in zip((a, b, c), "abc"):
-        ax.text(-0.14, 1.03, f"({tag})", transform=ax.transAxes, fontweight="bold")
+        ax.text(0.0, 1.02, f"({tag})", transform=ax.transAxes, fontweight="bold", va="bottom")
+    handles, labels = [], []
+    for ax in (a, b, c):
+        h, l = ax.get_legend_handles_labels()
+        handles += h
+        labels += l
+    spare.legend(handles, labels, loc="center", borderaxespad=0)
     return fig
 
 

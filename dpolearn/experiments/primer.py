@@ -20,7 +20,7 @@ from ..bandits import UCB1, BetaTS
 from ..bandits.kl import kl_bernoulli
 from ..envs import BernoulliBandit
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, ReportNoisyMax
-from ..plotting import color_of, regret, subplots
+from ..plotting import errorbar, regret, shared_legend, style_of, subplots
 from ..simulate import simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
@@ -103,25 +103,26 @@ def _ucb_ts_plot(data):
     results = [data["UCB1"], data["TS (Beta)"]]
     t = data["UCB1"].checkpoints
     regret(results, ax=left, log_x=True, legend=False)
-    left.plot(t, data["ucb1_bound"], "k--", lw=1.5, label="UCB1 bound (Auer et al. 2002, Thm 1)")
+    left.plot(t, data["ucb1_bound"], "k--", lw=1.3, label="UCB1 bound (Auer et al. 2002, Thm 1)")
     left.plot(t, data["lai_robbins_rate"] * np.log(t), "k:", lw=1.5,
-              label="Lai-Robbins rate x ln t (asymptotic)")
-    left.legend(loc="upper left")
+              label="Lai-Robbins rate × ln t (asymptotic)")
+    left.set_yscale("log")
     # Right panel: regret / ln t settles to a constant exactly when regret grows like ln t.
     keep = t >= 10
     for res in results:
+        style = style_of(res.label)
         m, se = res.mean()[keep] / np.log(t[keep]), res.se()[keep] / np.log(t[keep])
-        right.plot(t[keep], m, color=color_of(res.label), label=res.label)
-        right.fill_between(t[keep], m - 1.96 * se, m + 1.96 * se, color=color_of(res.label),
+        line, = right.plot(t[keep], m, label=res.label, markevery=(0.0, 0.11), **style)
+        line._dpolearn_se = se
+        right.fill_between(t[keep], m - 1.96 * se, m + 1.96 * se, color=style["color"],
                            alpha=0.2, lw=0)
-    right.axhline(data["lai_robbins_rate"], color="k", ls=":", lw=1.5,
-                  label="Lai-Robbins rate")
-    right.axhline(data["ucb1_heuristic_rate"], color=color_of("UCB1"), ls="-.", lw=1.5,
+    right.axhline(data["lai_robbins_rate"], color="k", ls=":", lw=1.5)
+    right.axhline(data["ucb1_heuristic_rate"], color="0.35", ls="-.", lw=1.3,
                   label=r"UCB1 heuristic $2/\Delta$")
     right.set_xscale("log")
     right.set_xlabel("round t")
     right.set_ylabel("pseudo-regret / ln t")
-    right.legend(loc="center left", fontsize=9)
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -190,25 +191,32 @@ def _loss_compute(scale, seed, jobs, progress):
     return out
 
 
+def _mechanism_key(name: str) -> str:
+    """'Laplace, b = 1/eps' -> 'Laplace' (the book-wide style of the mechanism)."""
+    return name.split(",")[0]
+
+
 def _loss_plot(data):
     fig, axes = subplots(1, 1)
     ax = axes[0, 0]
     edges = data["edges"]
     mid = (edges[:-1] + edges[1:]) / 2
-    colours = ["#1f77b4", "#d62728", "#2ca02c"]
-    for mech, col in zip(data["mechanisms"], colours):
-        ax.plot(mid, mech["exact"], color=col, lw=2, label=f"{mech['name']} (exact)")
-        ax.errorbar(mid, mech["empirical"], yerr=1.96 * mech["se"], fmt="o", ms=3, color=col,
-                    alpha=0.8, lw=1)
+    for mech in data["mechanisms"]:
+        style = style_of(_mechanism_key(mech["name"]))
+        name = mech["name"].replace("eps", "ε").replace("sigma", "σ")
+        ax.plot(mid, mech["exact"], color=style["color"], ls=style["linestyle"], lw=2,
+                label=f"{name} (exact)")
+        errorbar(ax, mid, mech["empirical"], mech["se"], f"_{name} (Monte Carlo)", ls="none",
+                 color=style["color"], marker=style["marker"], ms=4, lw=1, alpha=0.8)
     eps = data["epsilon"]
     for level in (eps, -eps):
         ax.axhline(level, color="k", ls="--", lw=1)
-    ax.errorbar([], [], yerr=[], fmt="o", ms=3, color="0.4", lw=1,
+    ax.errorbar([], [], yerr=[], fmt="o", ms=4, color="0.4", lw=1,
                 label="Monte Carlo, 95% interval")
     ax.plot([], [], "k--", lw=1, label=r"$\pm\varepsilon$")
     ax.set_xlabel("released value y (bin centre)")
     ax.set_ylabel(r"privacy loss $\ln P_0(B)/P_1(B)$")
-    ax.legend(loc="upper right", fontsize=9)
+    ax.legend(loc="upper right")
     return fig
 
 
@@ -267,27 +275,30 @@ def _rnm_plot(data):
     left, right = axes[0]
     k = data["scores"].size
     width = 0.27
-    colours = {"laplace": "#1f77b4", "exponential": "#ff7f0e", "gumbel": "#2ca02c"}
     for i, (noise, fam) in enumerate(data["families"].items()):
+        style = style_of(noise.capitalize())
         x = np.arange(k) + (i - 1) * width
-        left.bar(x, fam["exact"], width=width, color=colours[noise], alpha=0.6,
-                 label=f"{noise.capitalize()} noise (exact)")
-        left.errorbar(x, fam["mc"], yerr=1.96 * fam["mc_se"], fmt="k.", ms=4, lw=1)
+        left.bar(x, fam["exact"], width=width, color=style["color"], alpha=0.6,
+                 hatch=["", "//", ".."][i % 3], edgecolor="white", label=f"{noise.capitalize()} noise")
+        errorbar(left, x, fam["mc"], fam["mc_se"], f"_{noise} Monte Carlo", fmt="k.", ms=4, lw=1)
+        right.plot(data["gaps"], fam["two_sided"], color=style["color"], ls="-",
+                   marker=style["marker"], markevery=(0.05 * i, 0.2),
+                   label=f"{noise.capitalize()} noise")
+        right.plot(data["gaps"], fam["monotone"], color=style["color"], ls="--",
+                   marker=style["marker"], markevery=(0.05 * i, 0.2), mfc="white",
+                   label=f"_{noise}, monotone")
     left.set_xticks(np.arange(k))
     left.set_xticklabels([f"arm {j}\nscore {s:g}" for j, s in enumerate(data["scores"])])
     left.errorbar([], [], yerr=[], fmt="k.", ms=4, lw=1, label="Monte Carlo, 95% interval")
     left.set_ylabel("P(selected)")
-    left.legend(loc="upper right", fontsize=9)
-    for noise, fam in data["families"].items():
-        right.plot(data["gaps"], fam["two_sided"], color=colours[noise], label=f"{noise}, two-sided")
-        right.plot(data["gaps"], fam["monotone"], color=colours[noise], ls="--",
-                   label=f"{noise}, monotone")
+    right.plot([], [], color="0.3", ls="-", label="two-sided neighbours")
+    right.plot([], [], color="0.3", ls="--", label="monotone neighbours")
     right.axhline(1.0, color="k", lw=1, ls=":")
     right.axhline(2.0, color="k", lw=1, ls=":")
     right.set_xlabel("score gap d (noise scale b = 1)")
-    right.set_ylabel(r"exact privacy loss $\max_i |\ln P_s(i)/P_{s'}(i)|$")
+    right.set_ylabel(r"privacy loss $\max_i |\ln P_s(i)/P_{s'}(i)|$")
     right.set_ylim(0, 2.2)
-    right.legend(loc="lower right", fontsize=8, ncol=2)
+    shared_legend(fig, axes, ncol=3)
     return fig
 
 
@@ -353,36 +364,34 @@ def _dp_success_cap(epsilon):
 
 
 def _attack_plot(data):
-    fig, axes = subplots(1, 2)
+    fig, axes = subplots(1, 2, sharey=True)
     left, right = axes[0]
     n = data["n"]
     eps = data["epsilons"]
     grid = np.geomspace(eps[0], eps[-1], 200)
+    attacker = style_of("Laplace")
     se = np.sqrt(data["one_release"] * (1 - data["one_release"]) / n)
-    left.errorbar(eps, data["one_release"], yerr=1.96 * se, fmt="o", color="#1f77b4",
-                  label="attacker, Monte Carlo")
-    left.plot(grid, 1 - 0.5 * np.exp(-grid / 2), color="#1f77b4", lw=1.5,
+    errorbar(left, eps, data["one_release"], se, "attacker, Monte Carlo", fmt="o",
+             color=attacker["color"])
+    left.plot(grid, 1 - 0.5 * np.exp(-grid / 2), color=attacker["color"], lw=1.5,
               label=r"attacker, exact $1-\frac{1}{2}e^{-\varepsilon/2}$")
     left.plot(grid, _dp_success_cap(grid), "k--", lw=1.5,
-              label=r"DP cap $e^\varepsilon/(1+e^\varepsilon)$")
-    left.axhline(data["exact_success"], color="#d62728", lw=1.5, label="exact running mean")
+              label=r"DP cap $e^{\varepsilon}/(1+e^{\varepsilon})$ (left), $e^{k\varepsilon}/(1+e^{k\varepsilon})$ (right)")
+    left.axhline(data["exact_success"], color="0.3", ls="-.", lw=1.5,
+                 label="attacker against the exact running mean")
     left.set_xscale("log")
     left.set_xlabel(r"privacy parameter $\varepsilon$ of the release")
     left.set_ylabel("attacker's success rate")
     left.set_ylim(0.45, 1.03)
-    left.legend(loc="center left", fontsize=8.5)
     k = data["releases"]
     se = np.sqrt(data["repeated"] * (1 - data["repeated"]) / n)
     kk = np.geomspace(k[0], k[-1], 200)
-    right.errorbar(k, data["repeated"], yerr=1.96 * se, fmt="o", color="#1f77b4",
-                   label="attacker, Monte Carlo")
-    right.plot(kk, _dp_success_cap(kk * data["eps_repeat"]), "k--", lw=1.5,
-               label=r"composed cap, $k\varepsilon$")
+    errorbar(right, k, data["repeated"], se, "attacker, Monte Carlo", fmt="o",
+             color=attacker["color"])
+    right.plot(kk, _dp_success_cap(kk * data["eps_repeat"]), "k--", lw=1.5, label="_composed cap")
     right.set_xscale("log", base=2)
-    right.set_xlabel(rf"number k of releases containing the reward ($\varepsilon$ = {data['eps_repeat']:g} each)")
-    right.set_ylabel("attacker's success rate")
-    right.set_ylim(0.45, 1.03)
-    right.legend(loc="upper left", fontsize=8.5)
+    right.set_xlabel(rf"releases k ($\varepsilon$ = {data['eps_repeat']:g} each)")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 

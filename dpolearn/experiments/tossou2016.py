@@ -19,7 +19,7 @@ from ..bandits.dp_ucb import DPUCB, DPUCBBound, DPUCBInt, PrivateUCB
 from ..envs import BernoulliBandit
 from ..mechanisms.counters import BinaryCounter, HybridCounter, LogarithmicCounter
 from ..mechanisms.interval_mean import calibrate_epsilon
-from ..plotting import color_of, regret, subplots
+from ..plotting import regret, shared_legend, style_of, subplots
 from ..simulate import make_checkpoints, simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
@@ -114,26 +114,32 @@ def _compute_fig2(scale, seed, jobs, progress):
     return data
 
 
-def _finish_panel(ax, panel, tag, bottom):
-    """Panel letter and instance in the corner, legend, lower y limit."""
-    ax.text(0.02, 0.97, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
-            f"{panel['target_epsilon']:g}", transform=ax.transAxes, va="top", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+def _finish_panel(ax, panel, tag, bottom, note=""):
+    """Panel letter, instance and target epsilon above the panel; lower y limit."""
+    ax.text(0.0, 1.02, f"({tag}) {panel['instance']}, target $\\varepsilon$ = "
+            f"{panel['target_epsilon']:g}{note}", transform=ax.transAxes, va="bottom")
     ax.set_ylim(bottom=bottom)
 
 
 def plot_fig2(data, log_x=False, log_y=True):
-    """The four panels of Figure 2: (a) 2 arms eps=1, (b) 2 arms eps=0.1, (c), (d) 10 arms."""
+    """The four panels of Figure 2: (a) 2 arms eps=1, (b) 2 arms eps=0.1, (c), (d) 10 arms.
+
+    The paper's legend gives each algorithm's input privacy parameter; it differs from the
+    target only for DP-UCB-INT, whose input is printed above its panel."""
     fig, axes = subplots(2, 2, sharex=True)
     for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
         names = [name for name, _, _ in panel["results"]]
         results = [res for _, _, res in panel["results"]]
-        labels = [legend_label(n, panel["target_epsilon"]) for n in names]
-        regret(results, ax=ax, log_x=log_x, log_y=log_y, labels=labels,
-               colors=[color_of(n) for n in names], legend=False)
-        _finish_panel(ax, panel, tag, bottom=1 if log_y else 0)
+        regret(results, ax=ax, log_x=log_x, log_y=log_y, labels=names, legend=False)
+        note = ""
+        if "DP-UCB-INT" in names:
+            note = f"\nDP-UCB-INT input ε = {_input_eps('DP-UCB-INT', panel['target_epsilon']):.4g}"
+        _finish_panel(ax, panel, tag, bottom=1 if log_y else 0, note=note)
     for ax in axes[0]:
         ax.set_xlabel("")
+    for ax in axes[:, 1]:
+        ax.set_ylabel("")
+    shared_legend(fig, axes)
     return fig
 
 
@@ -163,21 +169,27 @@ def _compute_schedules(scale, seed, jobs, progress):
     return _panels("tossou2016-int-schedules", names, schedules, scale, seed, jobs)
 
 
+#: DP-UCB-INT's schedules: one colour (the algorithm's), a line style and marker each
+_SCHEDULE_STYLE = {"fixed": ("-", "o"), "lemmaB1_y": ("--", "s"), "lemmaB1_x": (":", "^")}
+
+
 def _plot_schedules(data):
     fig, axes = subplots(2, 2, sharex=True)
-    styles = {"fixed": "-", "lemmaB1_y": "--", "lemmaB1_x": ":"}
-    colours = {"fixed": color_of("DP-UCB-INT"), "lemmaB1_y": "#d62728", "lemmaB1_x": "#9467bd"}
     for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
         for name, sch, res in panel["results"]:
             if name == "UCB1":
-                regret(res, ax=ax, log_y=True, legend=False, colors=[color_of("UCB1")], labels=["UCB1"])
+                regret(res, ax=ax, log_y=True, legend=False, labels=["UCB1"])
             else:
-                regret(res, ax=ax, log_y=True, legend=False, labels=[
-                    f"DP-UCB-INT, {SCHEDULE_NAMES[sch]}"], colors=[colours[sch]],
-                    linestyle=styles[sch])
+                ls, marker = _SCHEDULE_STYLE[sch]
+                regret(res, ax=ax, log_y=True, legend=False,
+                       labels=[f"DP-UCB-INT, {SCHEDULE_NAMES[sch].replace('eps', 'ε')}"],
+                       style_keys=["DP-UCB-INT"], ls=ls, marker=marker)
         _finish_panel(ax, panel, tag, bottom=1)
     for ax in axes[0]:
         ax.set_xlabel("")
+    for ax in axes[:, 1]:
+        ax.set_ylabel("")
+    shared_legend(fig, axes, ncol=2)
     return fig
 
 
@@ -257,33 +269,34 @@ def _compute_counters(scale, seed, jobs, progress):
             "counters": dict(zip(COUNTERS, out))}
 
 
-_COUNTER_COLORS = {"binary": "#1f77b4", "logarithmic": "#ff7f0e", "hybrid (chan)": "#2ca02c",
-                   "hybrid (paper)": "#d62728"}
-
-
 def _plot_counters(data):
     """Left: analytic standard deviation of the error (lines) and measured RMS error at
-    log-spaced positions (dots). Right: measured / analytic at every position."""
+    log-spaced positions (markers). Right: measured / analytic at every position."""
     fig, axes = subplots(1, 2)
     left, right = axes[0]
     n = data["n"]
-    show = np.unique(np.geomspace(1, n[-1], 45).astype(int)) - 1
+    show = np.unique(np.geomspace(1, n[-1], 25).astype(int)) - 1
     for name, c in data["counters"].items():
-        col = _COUNTER_COLORS[name]
-        left.plot(n, c["sd"], color=col, lw=1.0, alpha=0.8, label=name)
-        left.plot(n[show], c["rms"][show], "o", color=col, ms=3.5)
-        right.plot(n, c["rms"] / c["sd"], color=col, lw=0.6, alpha=0.7, label=name)
+        style = style_of(name)
+        left.plot(n, c["sd"], color=style["color"], ls=style["linestyle"], lw=1.3,
+                  label=f"{name} counter")
+        left.plot(n[show], c["rms"][show], ls="none", marker=style["marker"], ms=4.5,
+                  color=style["color"], mfc="none", label=f"_{name} measured")
+        right.plot(n, c["rms"] / c["sd"], color=style["color"], lw=0.7, alpha=0.8,
+                   label=f"_{name} ratio")
+    left.plot([], [], color="0.3", lw=1.3, label="lines: analytic sd")
+    left.plot([], [], color="0.3", ls="none", marker="o", mfc="none", label="markers: measured RMS")
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_xlabel("stream position n")
     left.set_yscale("log")
-    left.set_ylabel("error of the released count (RMS)")
-    left.legend(fontsize=8, title="lines: analytic, dots: measured", title_fontsize=8)
+    left.set_ylabel("error of the released count")
     right.axhline(1.0, color="black", lw=1)
     # sd of an RMS ratio: sqrt((kurtosis - 1) / n) / 2, and a Laplace sum has kurtosis <= 6
     se = math.sqrt(5.0 / data["n_streams"]) / 2
     right.axhspan(1 - 3 * se, 1 + 3 * se, color="grey", alpha=0.15, lw=0)
     right.set_ylabel("measured RMS / analytic sd")
+    shared_legend(fig, axes, ncol=3)
     return fig
 
 

@@ -15,32 +15,32 @@ from ..fullinfo.epoch_sim import (TwoPointLosses, exact_regret_deterministic,
                                   privacy_loss_two_actions, simulate_epochs,
                                   two_action_probability)
 from ..fullinfo.rnm_ftnl import SCALE_FACTORS, NaiveFTNL, RNMFTNL
-from ..plotting import subplots
+from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
 from .registry import derive_seed, parallel_map, register, regret_rows
 
-#: The variants compared everywhere: display name -> (constructor kwargs, colour, line style).
+#: The variants compared everywhere: display name -> (constructor kwargs, the label whose
+#: book-wide style the variant takes, as in the comparison chapter).
 VARIANTS = {
-    "Laplace 2/ε": (dict(noise="laplace", scale="strict"), "#1f77b4", "-"),
-    "Exp 2/ε": (dict(noise="exponential", scale="strict"), "#2ca02c", "-"),
-    "Exp 1/ε (paper)": (dict(noise="exponential", scale="wu2025"), "#2ca02c", "--"),
-    "Gumbel 2/ε": (dict(noise="gumbel", scale="strict"), "#d62728", "-"),
+    "Laplace 2/ε": (dict(noise="laplace", scale="strict"), "RNM-FTNL (strict, Lap)"),
+    "Exp 2/ε": (dict(noise="exponential", scale="strict"), "RNM-FTNL (strict, Exp)"),
+    "Exp 1/ε (paper)": (dict(noise="exponential", scale="wu2025"), "RNM-FTNL (wu2025 preset, Exp)"),
+    "Gumbel 2/ε": (dict(noise="gumbel", scale="strict"), "RNM-FTNL (strict, Gumbel)"),
     "Laplace 1/ε (Hu et al.)": (dict(noise="laplace", scale="hu2021", first_action="first"),
-                                "#1f77b4", "--"),
-    "Naive FTNL (Laplace K/ε)": (None, "#7f7f7f", ":"),
+                                "RNM-FTNL (hu2021 preset)"),
+    "Naive FTNL (Laplace K/ε)": (None, "Naive FTNL"),
 }
 
 
 def make_policy(name: str, epsilon, resample: bool = True):
     """The policy of a display name in :data:`VARIANTS` (Naive FTNL never resamples)."""
-    kwargs, _, _ = VARIANTS[name]
+    kwargs, _ = VARIANTS[name]
     if kwargs is None:
         return NaiveFTNL(epsilon=epsilon)
     return RNMFTNL(epsilon=epsilon, resample=resample, **kwargs)
 
 
 def _style(name):
-    _, color, ls = VARIANTS[name]
-    return {"color": color, "ls": ls}
+    return style_of(VARIANTS[name][1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,24 +126,26 @@ def _e1(scale, seed, jobs, progress):
 
 def _e1_plot(data):
     Ks, eps = data["Ks"], data["eps"]
-    fig, axes = subplots(len(eps), len(Ks), sharex=True)
-    for i, e in enumerate(eps):
-        for k, K in enumerate(Ks):
-            ax = axes[i, k]
+    fig, axes = subplots(len(Ks), len(eps), sharex=True)       # rows: K, columns: epsilon
+    for k, K in enumerate(Ks):
+        for i, e in enumerate(eps):
+            ax = axes[k, i]
             for name in VARIANTS:
                 res = data["results"][(name, K, e)]
                 m, se = res.mean(), res.se()
-                ax.plot(res.checkpoints, m, label=name, **_style(name))
-                ax.fill_between(res.checkpoints, m - 2 * se, m + 2 * se, color=_style(name)["color"],
+                line, = ax.plot(res.checkpoints, m, label=name, ms=4, markevery=(0.02 * i, 0.12),
+                                **_style(name))
+                line._dpolearn_se = se
+                ax.fill_between(res.checkpoints, m - 2 * se, m + 2 * se, color=line.get_color(),
                                 alpha=0.15, lw=0)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.text(0.03, 0.95, f"K = {K}, ε = {e:g}", transform=ax.transAxes, va="top")
-            if i == len(eps) - 1:
+            if k == len(Ks) - 1:
                 ax.set_xlabel("horizon T (rounds)")
-            if k == 0:
+            if i == 0:
                 ax.set_ylabel("pseudo-regret")
-    axes[0, -1].legend(fontsize=8, loc="lower right")
+    shared_legend(fig, axes)
     return fig
 
 
@@ -204,29 +206,34 @@ def _e2(scale, seed, jobs, progress):
 
 
 def _e2_plot(data):
-    fig, axes = subplots(1, 3, sharey=False)
-    for ax, family in zip(axes[0, :2], ("TL", "LIN")):
+    fig, axes = subplots(2, 2, sharey=True)
+    panels = [axes[0, 0], axes[0, 1], axes[1, 0]]
+    axes[1, 1].axis("off")
+    for ax, family in zip(panels[:2], ("TL", "LIN")):
         for name in E2_NAMES:
             pts = sorted((K, v) for (f, n, K), v in data["exact"].items() if f == family and n == name)
             K, v = np.array(pts).T
-            ax.plot(K, v / np.log(K), marker="o", ms=3, label=name, **_style(name))
+            ax.plot(K, v / np.log(K), ms=4, label=name, **_style(name))
         ax.set_xscale("log", base=2)
         ax.set_xlabel("number of actions K")
-        ax.text(0.03, 0.03, f"{family}, deterministic, exact", transform=ax.transAxes)
-    axes[0, 0].set_ylabel("ε · R(∞) / ln K")
-    ax = axes[0, 2]
+        ax.text(0.0, 1.02, f"{family}, deterministic, exact", transform=ax.transAxes,
+                va="bottom")
+    ax = panels[2]
     eps = data["eps_mc"]
     for name in E2_NAMES:
         pts = sorted((K, r.final_mean, r.final_se) for (n, K), r in data["mc"].items() if n == name)
         K, m, se = np.array(pts).T
-        ax.errorbar(K, eps * m / np.log(K), yerr=2 * eps * se / np.log(K), marker="o", ms=3,
-                    capsize=2, label=name, **_style(name))
+        errorbar(ax, K, eps * m / np.log(K), eps * se / np.log(K), name, z=2.0, ms=4,
+                 **_style(name))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("number of actions K")
-    ax.text(0.03, 0.03, f"TL Bernoulli, B = 1, ε = {eps:g}", transform=ax.transAxes)
-    axes[0, 1].legend(fontsize=7, loc="lower right")
-    for ax in axes[0]:
+    ax.text(0.0, 1.02, f"TL Bernoulli, B = 1, ε = {eps:g}", transform=ax.transAxes, va="bottom")
+    for ax in panels:
         ax.set_ylim(bottom=0)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("ε · R(∞) / ln K")
+    handles, labels = panels[0].get_legend_handles_labels()
+    axes[1, 1].legend(handles, labels, loc="center")
     return fig
 
 
@@ -272,8 +279,9 @@ def _e3_plot(data):
     for name, rs in data["results"].items():
         m = np.array([r.final_mean for r in rs])
         se = np.array([r.final_se for r in rs])
-        ax.plot(eps, m, marker="o", ms=3, label=name, **_style(name))
-        ax.fill_between(eps, m - 2 * se, m + 2 * se, color=_style(name)["color"], alpha=0.15, lw=0)
+        line, = ax.plot(eps, m, ms=4, label=name, **_style(name))
+        line._dpolearn_se = se
+        ax.fill_between(eps, m - 2 * se, m + 2 * se, color=line.get_color(), alpha=0.15, lw=0)
     ref = data["results"]["Gumbel 2/ε"][0].final_mean
     ax.plot(eps[:5], ref * eps[0] / eps[:5], "k:", lw=1, label="slope −1")
     ax.axvline(0.2, color="0.5", lw=1, ls="--")
@@ -282,7 +290,7 @@ def _e3_plot(data):
     ax.set_yscale("log")
     ax.set_xlabel("privacy parameter ε")
     ax.set_ylabel("pseudo-regret at T = 2³⁰ − 1")
-    ax.legend(fontsize=8)
+    shared_legend(fig, axes, ncol=3)
     return fig
 
 
@@ -322,7 +330,7 @@ def _privacy_plot(data):
     fig, axes = subplots()
     ax = axes[0, 0]
     for name, loss in data["curves"].items():
-        ax.plot(data["d"], loss, label=name, **_style(name))
+        ax.plot(data["d"], loss, label=name, markevery=0.1, ms=4, **_style(name))
     eps = data["epsilon"]
     ax.axhline(eps, color="k", lw=1)
     ax.axhline(2 * eps, color="k", lw=1, ls=":")
@@ -330,7 +338,7 @@ def _privacy_plot(data):
     ax.text(data["d"][0], 2 * eps * 0.98, "2ε", va="top")
     ax.set_xlabel("score difference G₂ − G₁ before the replacement")
     ax.set_ylabel("privacy loss (ε = 1)")
-    ax.legend(fontsize=8, loc="center right")
+    shared_legend(fig, axes, ncol=3)
     return fig
 
 
@@ -361,18 +369,20 @@ def _resampling(scale, seed, jobs, progress):
 
 def _resampling_plot(data):
     fig, axes = subplots(1, 2, sharey=True)
-    colors = {1: "#1f77b4", 2: "#ff7f0e", 8: "#2ca02c"}
+    styles = {n: {"color": st["color"], "marker": st["marker"]}      # line style: B
+              for n, st in zip(data["ns"], sweep_styles(len(data["ns"])))}
     for ax, label in zip(axes[0], ("printed", "corrected")):
         for n in data["ns"]:
             for b, ls in ((False, "-"), (True, "--")):
-                ax.plot(data["eps"], data["curves"][(label, n, b)], ls=ls, color=colors[n],
-                        label=f"n = {n}, B = {int(b)}")
+                ax.plot(data["eps"], data["curves"][(label, n, b)], ls=ls, ms=4,
+                        markevery=0.15, mfc="white" if b else None, label=f"n = {n}, B = {int(b)}",
+                        **styles[n])
         ax.axhline(0.5, color="k", lw=1, ls=":")
         ax.set_xscale("log")
         ax.set_xlabel("privacy parameter ε (Laplace 2/ε)")
-        ax.text(0.03, 0.95, f"{label} example", transform=ax.transAxes, va="top")
+        ax.text(0.0, 1.02, f"{label} example", transform=ax.transAxes, va="bottom")
     axes[0, 0].set_ylabel("P[J = suboptimal action 2]")
-    axes[0, 1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.88))
+    shared_legend(fig, axes, ncol=3, title="n: samples per loss; B = 1: Bernoulli resampling")
     return fig
 
 
