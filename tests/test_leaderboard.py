@@ -198,3 +198,36 @@ def test_same_seed_same_board(user_module):
     b = evaluate(lambda e, T: user_module.PrivateETC(epsilon=e), **kw)
     assert all(np.array_equal(x["result"].regret, y["result"].regret)
                for x, y in zip(a.cells, b.cells))
+
+
+# ------------------------------------------------------------------ the chapter's policies
+def _chapter_namespace():
+    """Execute the code cells of book/own_bandit.md that define its policies (not the ones
+    that run experiments) in one namespace, as the chapter does."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "book" / "own_bandit.md").read_text()
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+    ns: dict = {}
+    for cell in cells:
+        body = "\n".join(line for line in cell.splitlines() if not line.startswith(":tags:"))
+        if body.lstrip().startswith(("import", "class", "from")):
+            exec(compile(body, "own_bandit.md", "exec"), ns)
+    return ns
+
+
+def test_chapter_draft_fails_the_contract_checks_the_chapter_names():
+    ns = _chapter_namespace()
+    report = check_policy(ns["LazyMOSSDraft"], raise_on_fail=False)
+    assert {"reproducible", "no_global_rng", "bad_epsilon"} <= set(report.failed), str(report)
+
+
+def test_chapter_audit_catches_the_half_noise_variant_and_passes_the_fix():
+    ns = _chapter_namespace()
+    assert check_policy(ns["LazyMOSSHalfNoise"], raise_on_fail=False).ok
+    assert check_policy(ns["LazyMOSS"], raise_on_fail=False).ok
+    half = audit_claim(ns["LazyMOSSHalfNoise"], epsilon=1.0, n_trials=20_000, seed=1)
+    fixed = audit_claim(ns["LazyMOSS"], epsilon=1.0, n_trials=20_000, seed=1)
+    assert half.violated and half.epsilon_lower > 1.0
+    assert not fixed.violated
