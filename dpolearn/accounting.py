@@ -23,8 +23,13 @@ from typing import Union
 
 import numpy as np
 
-from ._validation import (check_delta, check_epsilon, check_positive, check_positive_int,
-                          check_probability)
+from ._validation import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_probability,
+)
 
 __all__ = [
     "PureDP",
@@ -222,9 +227,20 @@ def heterogeneous_advanced_composition(epsilons, delta_prime: float) -> ApproxDP
 
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
 # dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
-from .gdp import (gaussian_mechanism_gdp, gdp_compose, gdp_delta, gdp_epsilon,  # noqa: E402
-                  gdp_epsilon_from_log_delta, gdp_log_delta, gdp_to_approx, gdp_to_renyi,
-                  gdp_to_zcdp, pure_dp_to_gdp, tradeoff_eps_delta, tradeoff_gaussian)
+from .gdp import (  # noqa: E402
+    gaussian_mechanism_gdp,
+    gdp_compose,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_epsilon_from_log_delta,
+    gdp_log_delta,
+    gdp_to_approx,
+    gdp_to_renyi,
+    gdp_to_zcdp,
+    pure_dp_to_gdp,
+    tradeoff_eps_delta,
+    tradeoff_gaussian,
+)
 
 __all__ += ["tradeoff_gaussian", "tradeoff_eps_delta", "gaussian_mechanism_gdp", "gdp_compose",
             "gdp_delta", "gdp_log_delta", "gdp_epsilon", "gdp_epsilon_from_log_delta",

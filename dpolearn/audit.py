@@ -17,9 +17,9 @@ bound below it says only that this pair and this event found no violation.
 Contents
 
 * :class:`AuditResult`, :func:`epsilon_lower_bound` -- the statistics (pure and (eps, delta)).
-* :class:`ReplayBandit`, :func:`sample_actions` -- a scripted environment that replays a
-  (T, K) reward table identically in every run, and the recorded action sequences of a
-  policy (one :func:`~dpolearn.simulate.simulate` call per side, all trials batched).
+* :func:`sample_actions` -- the recorded action sequences of a policy on a replayed table
+  (:class:`~dpolearn.envs.ReplayBandit` or :class:`~dpolearn.envs.FixedSequence`; one
+  :func:`~dpolearn.simulate.simulate` call per side, all trials batched).
 * :class:`Event` with :func:`arm_pulled`, :func:`action_sequence`, :func:`pulls_at_least`,
   :func:`output_above`, :func:`selected` -- output events.
 * :func:`audit`, :func:`audit_policy` -- the black-box auditor, with a held-out search over
@@ -41,17 +41,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import stats
 
-from ._validation import check_positive_int, check_probability, check_table
-from .accounting import ApproxDP, GaussianDP, PureDP
-from .envs import FixedSequence
+from ._validation import check_positive_int, check_probability, show
+from .accounting import ApproxDP, GaussianDP, PureDP, heterogeneous_advanced_composition
+from .envs import FixedSequence, ReplayBandit
+from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
+from .mechanisms.counters import tree_scale_factor
+from .mechanisms.noisy_max import noise_difference_sf
 from .policy import Policy
 
-__all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson", "ReplayBandit",
+__all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
            "output_above", "selected", "audit", "audit_policy", "adversarial_pairs",
            "exact_epsilon", "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf", "laplace_event_loss", "laplace_composed",
@@ -60,13 +63,30 @@ __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson", "ReplayBandi
 
 
 # ------------------------------------------------------------------------------ statistics
+def _check_count(name: str, value, n: int) -> int:
+    """An event count: an integer in [0, n] (``TypeError``/``ValueError`` naming it otherwise)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer count, got {show(value)}")
+    if not 0 <= value <= n:
+        raise ValueError(f"{name} must lie in [0, {n}] (the number of trials), got {show(value)}")
+    return int(value)
+
+
 def clopper_pearson(k: int, n: int, confidence: float) -> Tuple[float, float]:
     """Two-sided Clopper-Pearson interval for a binomial proportion (k successes in n).
+
+    ``k`` must be an integer in [0, n], ``n >= 1`` and ``confidence`` in (0, 1).
 
     >>> lo, hi = clopper_pearson(50, 100, 0.95)
     >>> round(lo, 4), round(hi, 4)
     (0.3983, 0.6017)
     """
+    n = check_positive_int("n", n)
+    k = _check_count("k", k, n)
+    confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
     alpha = 1.0 - confidence
     lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
     hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
@@ -99,11 +119,13 @@ def epsilon_lower_bound(k1: int, n1: int, k2: int, n2: int, *, confidence: float
     """
     n1 = check_positive_int("n1", n1)
     n2 = check_positive_int("n2", n2)
+    k1 = _check_count("k1", k1, n1)
+    k2 = _check_count("k2", k2, n2)
     confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
     delta = check_probability("delta", delta, open_high=True)
     each = 1.0 - (1.0 - confidence) / 2
-    p_lo, p_hi = clopper_pearson(int(k1), n1, each)
-    q_lo, q_hi = clopper_pearson(int(k2), n2, each)
+    p_lo, p_hi = clopper_pearson(k1, n1, each)
+    q_lo, q_hi = clopper_pearson(k2, n2, each)
     p, q = k1 / n1, k2 / n2
     lower = max(_log_ratio(p_lo - delta, q_hi), _log_ratio(q_lo - delta, p_hi),
                 _log_ratio((1 - p_hi) - delta, 1 - q_lo), _log_ratio((1 - q_hi) - delta, 1 - p_lo))
@@ -156,48 +178,7 @@ class AuditResult:
         return "VIOLATED" if self.violated else "consistent"
 
 
-# ------------------------------------------------------------------------------ replay envs
-class ReplayBandit:
-    """A scripted bandit: round t pays ``rewards[t-1, arm]`` in every run.
-
-    Replaying one fixed table makes the only randomness the policy's own, which is what a
-    privacy audit on neighbouring reward streams needs. Duck-types the bandit environments of
-    :mod:`dpolearn.envs`; regret against it is measured with the table's column means.
-
-    Parameters
-    ----------
-    rewards : array-like of shape (T, K)
-        Rewards in [0, 1]; K >= 2.
-    """
-
-    feedback = "bandit"
-
-    def __init__(self, rewards):
-        self.table = check_table("rewards", rewards)
-
-    @property
-    def n_arms(self) -> int:
-        return self.table.shape[1]
-
-    def gaps_for(self, n_runs: int) -> np.ndarray:
-        m = self.table.mean(axis=0)
-        return np.broadcast_to(m.max() - m, (n_runs, self.n_arms))
-
-    def reset(self, n_runs: int, rng=None) -> None:
-        self._n_runs, self._t = n_runs, 0
-
-    def pull(self, t: int, arms: np.ndarray) -> np.ndarray:
-        self._t = t
-        return self.table[t - 1, np.asarray(arms)]
-
-    def pull_flat(self, flat: np.ndarray) -> np.ndarray:
-        """Rewards for flat indices ``run * K + arm`` of the next round (the simulator's path)."""
-        self._t += 1
-        if self._t > self.table.shape[0]:
-            raise ValueError(f"horizon must be <= the length of the reward table ({self.table.shape[0]})")
-        return self.table[self._t - 1, np.asarray(flat) % self.n_arms]
-
-
+# ------------------------------------------------------------------------------ recorded runs
 class _Recorder(Policy):
     """Wraps a policy and records its action in every round, shape (n_runs, horizon)."""
 
@@ -442,38 +423,28 @@ def adversarial_pairs(family: str, *, n_arms: int = 2, horizon: int = 8):
 
 # ------------------------------------------------------------------------------ exact losses
 def rnm_event_losses(rnm, scores, neighbour) -> np.ndarray:
-    """Exact privacy loss ln P(i | scores) - ln P(i | neighbour) of each selection, shape (K,).
-
-    Uses :meth:`~dpolearn.mechanisms.ReportNoisyMax.selection_probabilities` (quadrature or
-    closed form), so it is exact up to numerical integration.
-    """
-    p = rnm.selection_probabilities(scores)
-    q = rnm.selection_probabilities(neighbour)
-    return np.log(p) - np.log(q)
+    """Exact privacy loss ln P(i | scores) - ln P(i | neighbour) of each selection, shape (K,)
+    (:meth:`~dpolearn.mechanisms.ReportNoisyMax.privacy_loss`)."""
+    return rnm.privacy_loss(scores, neighbour)
 
 
 def laplace_difference_sf(a, scale):
-    r"""Closed form of :math:`P(Z_0 - Z_1 > a)` for i.i.d. :math:`Z_i \sim \mathrm{Lap}(b)`.
+    r""":math:`P(Z_0 - Z_1 > a)` for i.i.d. :math:`Z_i \sim \mathrm{Lap}(b)`: the Laplace case of
+    :func:`~dpolearn.mechanisms.noisy_max.noise_difference_sf`.
 
-    For :math:`a \ge 0` it is :math:`(2 + a/b)\,e^{-a/b}/4`, and by symmetry
-    :math:`1 - P(Z_0 - Z_1 > -a)` for :math:`a < 0`. Two-action report-noisy-max with Laplace
-    noise selects action 0 with probability ``laplace_difference_sf(s_1 - s_0, b)``.
+    Two-action report-noisy-max with Laplace noise selects action 0 with probability
+    ``laplace_difference_sf(s_1 - s_0, b)``.
 
     >>> float(laplace_difference_sf(0.0, 1.0))
     0.5
     """
-    x = np.abs(np.asarray(a, dtype=float)) / scale
-    tail = (2.0 + x) * np.exp(-x) / 4.0
-    return np.where(np.asarray(a) >= 0, tail, 1.0 - tail)
+    return noise_difference_sf(a, "laplace", scale)
 
 
 def rnm_exact_epsilon(rnm, scores, neighbour) -> float:
-    r"""Largest \|privacy loss\| over all output sets for one pair of score vectors.
-
-    For a discrete output the worst set is a single outcome (a ratio of sums never exceeds
-    the largest ratio of its terms), so this is the exact epsilon of the pair.
-    """
-    return float(np.max(np.abs(rnm_event_losses(rnm, scores, neighbour))))
+    r"""Largest \|privacy loss\| over all output sets for one pair of score vectors
+    (:meth:`~dpolearn.mechanisms.ReportNoisyMax.max_privacy_loss`)."""
+    return rnm.max_privacy_loss(scores, neighbour)
 
 
 def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *,
@@ -506,13 +477,11 @@ def exact_epsilon(mechanism, data, neighbour) -> float:
     Use it instead of sampling wherever it applies; the auditor's sampled bound on the same
     pair can only be smaller (up to its confidence level).
     """
-    from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
-
     if isinstance(mechanism, LaplaceMechanism):
         diff = np.max(np.abs(np.asarray(data, dtype=float) - np.asarray(neighbour, dtype=float)))
-        return float(diff / np.max(mechanism.scale))
+        return float(diff / np.max(mechanism.noise_scale))
     if isinstance(mechanism, ExponentialMechanism):
-        mechanism = mechanism._rnm
+        mechanism = mechanism.report_noisy_max
     if isinstance(mechanism, ReportNoisyMax):
         k = np.asarray(data).size
         if k not in (2, 3):
@@ -551,7 +520,7 @@ def hybrid_counter_exact_epsilon(epsilon_log: float, epsilon_tree: float, n_max:
     """
     n_max = check_positive_int("n_max", n_max)
     loss = np.zeros(n_max + 1)
-    factor = 1.0 if tree_log_base == 2 else math.log(2.0)
+    factor = tree_scale_factor(tree_log_base)
     k = 0
     while (1 << k) <= n_max:
         lo = (1 << (k - 1)) + 1 if k else 1
@@ -607,8 +576,6 @@ def whitebox_interval_mean(mechanism_factory, n_max: int, *, n_samples: int = 40
     every release, and the costs compose by heterogeneous advanced composition with
     ``delta_prime``. The estimate's relative error is about :math:`1/\sqrt{n_{samples}}`.
     """
-    from .mechanisms.interval_mean import heterogeneous_advanced_composition
-
     n_max = check_positive_int("n_max", n_max)
     mech = mechanism_factory((n_samples, 1), np.random.default_rng(seed))
     eps_n = []

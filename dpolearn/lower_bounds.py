@@ -52,7 +52,7 @@ __all__ = [
     "BatchToOnline", "batch_to_online",
     "wu2025_cyclic_instances", "wu2025_near_best_sets", "wu2025_success_probability_bound",
     "wu2025_regret_lower_bound", "wu2025_regret_lower_bound_sum",
-    "lai_robbins_lower_bound", "shariff_sheffet_lower_bound", "private_sub_ucb_rate",
+    "lai_robbins_lower_bound", "lai_robbins_constant", "shariff_sheffet_lower_bound", "private_sub_ucb_rate",
     "azize_basu_minimax_lower_bound",
 ]
 
@@ -591,6 +591,29 @@ def _check_horizon(horizon):
     return _check_real_at_least("horizon", horizon, 1.0)
 
 
+def lai_robbins_constant(means: Any) -> float:
+    r"""The Lai-Robbins constant :math:`\sum_{j:\Delta_j>0}\Delta_j/\mathrm{kl}(\mu_j,\mu^*)`
+    of a Bernoulli instance.
+
+    No consistent policy has ``regret(T) / ln T`` below it as T grows (Lai and Robbins 1985,
+    Theorem 2); it is an asymptotic rate, not a bound at any finite T.
+
+    Parameters
+    ----------
+    means : array-like of shape (K,)
+        Bernoulli means in (0, 1).
+
+    >>> round(lai_robbins_constant([0.9, 0.6]), 4)
+    0.9639
+    """
+    mu = check_means(means)
+    if mu.ndim != 1 or np.any((mu <= 0) | (mu >= 1)):
+        raise ValueError(f"means must have shape (K,) with entries in (0, 1), got {mu.tolist()}")
+    gaps = mu.max() - mu
+    sub = gaps > 0
+    return float(np.sum(gaps[sub] / kl_bernoulli(mu[sub], mu.max())))
+
+
 def lai_robbins_lower_bound(means: Any, horizon) -> float:
     r"""Lai and Robbins' asymptotic lower bound for consistent Bernoulli bandit algorithms.
 
@@ -605,13 +628,8 @@ def lai_robbins_lower_bound(means: Any, horizon) -> float:
     horizon : float or array
         T >= 1.
     """
-    mu = check_means(means)
-    if mu.ndim != 1 or np.any((mu <= 0) | (mu >= 1)):
-        raise ValueError(f"means must have shape (K,) with entries in (0, 1), got {mu.tolist()}")
+    const = lai_robbins_constant(means)
     T = np.asarray(_check_horizon(horizon))
-    gaps = mu.max() - mu
-    sub = gaps > 0
-    const = float(np.sum(gaps[sub] / kl_bernoulli(mu[sub], mu.max())))
     out = const * np.log(T)
     return float(out) if np.ndim(out) == 0 else out
 

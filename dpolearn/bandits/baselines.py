@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_positive
-from ..accounting import PureDP
+from .._validation import check_bool, check_choice, check_positive
+from ..accounting import PureDP, compose
 from ..policy import Policy
 from .kl import klucb_upper
 
@@ -127,7 +127,7 @@ class BetaTS(SumCountPolicy):
     label = "TS (Beta)"
 
     def __init__(self, bernoulli_trick: bool = False):
-        self.bernoulli_trick = bool(bernoulli_trick)
+        self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)
 
     def params(self):
         return {"bernoulli_trick": self.bernoulli_trick}
@@ -150,7 +150,8 @@ class GaussianTS(SumCountPolicy):
     prior : {"ag", "empirical"}
         ``"ag"`` (default): :math:`\theta_j \sim N(S_j/(n_j+1),\ 1/(n_j+1))`, no initial pulls.
         ``"empirical"``: pull each arm once, then :math:`\theta_j \sim N(\hat\mu_j, 1/n_j)`
-        (the restatement in Hu, Huang, Zhang, Lécuyer and Hegde 2025, spec AMB-10).
+        (the restatement in Hu, Huang, Zhang, Lécuyer and Hegde 2025; reading
+        ``reading-mts-gaussian`` of the book's appendix of readings and errata).
     """
 
     label = "TS (Gaussian)"
@@ -196,7 +197,8 @@ class UniformPlay(Policy):
 
     @property
     def guarantee(self):
-        return PureDP(epsilon=0.0)
+        """``PureDP(0)``: the output does not depend on the data."""
+        return compose(PureDP(epsilon=0.0))
 
     def update(self, t, arms, feedback):
         pass

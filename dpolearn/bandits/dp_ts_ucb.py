@@ -11,6 +11,10 @@ empirical mean, so their privacy is accounted in mu-GDP (:mod:`dpolearn.gdp`):
   afresh every round, so its GDP level grows like sqrt(T).
 
 The paper writes eta for the GDP parameter; the code uses ``mu`` as in :mod:`dpolearn.gdp`.
+
+Both take a ``noise_multiplier`` (default 1) that scales the standard deviation of every
+posterior draw; below 1 it builds a deliberately weakened variant whose ``guarantee`` reports
+the larger mu it really has (each draw's mu, and so their composition, grows by 1/m).
 """
 from __future__ import annotations
 
@@ -18,8 +22,8 @@ import math
 
 import numpy as np
 
-from .._validation import _as_float_array, as_row_param, check_choice, check_positive
-from ..accounting import GaussianDP
+from .._validation import as_float_array, as_row_param, check_bool, check_choice, check_positive
+from ..accounting import GaussianDP, compose
 from ..policy import Policy
 from .baselines import GaussianTS
 
@@ -31,7 +35,7 @@ C0 = math.sqrt(2.0 * math.pi * math.e)
 
 
 def _check_alpha(alpha):
-    arr = _as_float_array("alpha", alpha)
+    arr = as_float_array("alpha", alpha)
     bad = np.isnan(arr) | (arr < 0) | (arr > 1)
     if np.any(bad):
         shown = alpha if arr.ndim == 0 else arr[bad].ravel()[0]
@@ -63,7 +67,8 @@ def _out(x):
 def sampling_budget(horizon, alpha):
     r"""The budget :math:`\phi = c_0\,T^{(1-\alpha)/2}\,\ln^{(3-\alpha)/2} T` (real-valued).
 
-    Each posterior of DP-TS-UCB gives ``floor(phi)`` fresh draws (spec AMB-1).
+    Each posterior of DP-TS-UCB gives ``floor(phi)`` fresh draws (reading
+    ``reading-tsucb-budget`` of the book's appendix of readings and errata).
 
     References
     ----------
@@ -91,7 +96,8 @@ def dp_ts_ucb_gdp(horizon, alpha, *, literal_thm46: bool = False):
     literal_thm46 : bool
         ``True``: the GDP level that Theorem 4.6 plugs into the (eps, delta) conversion,
         ``sqrt(2 phi)``. It equals Theorem 4.4's value only at alpha = 0; for alpha > 0 it is
-        larger, i.e. a valid but looser guarantee (spec AMB-3).
+        larger, i.e. a valid but looser guarantee (reading ``reading-tsucb-thm46`` of the
+        book's appendix of readings and errata).
 
     References
     ----------
@@ -133,8 +139,9 @@ def match_c(horizon, alpha, b):
     :math:`c = T^{(1+\alpha)/2}\ln^{-3(1-\alpha)/2}(T) / (2c_0(b+1))`.
 
     Solves ``mts_gaussian_gdp(T, b, c) == dp_ts_ucb_gdp(T, alpha)``. This is the formula of
-    Appendix E.1; Section 5.3 prints it under a spurious square root (spec AMB-5b), which
-    neither equates the two GDP levels nor reproduces the paper's c values.
+    Appendix E.1; Section 5.3 prints it under a spurious square root (erratum
+    ``reading-match-c-sqrt`` of the book's appendix of readings and errata), which neither
+    equates the two GDP levels nor reproduces the paper's c values.
 
     Examples
     --------
@@ -183,15 +190,18 @@ class DPTSUCB(Policy):
         at its own T (the algorithm is causal, so rounds after T do not change it).
     budget : {"floor", "ceil"}
         Fresh draws per posterior: ``floor(phi)`` (Algorithm 1's test ``h >= 1`` with real
-        phi, default) or ``ceil(phi)`` (spec AMB-1).
+        phi, default) or ``ceil(phi)`` (reading ``reading-tsucb-budget``).
     max_init : float
         Value ``MAX_i`` is reset to with each posterior: 0 as in Algorithm 1 (default), or
-        ``-inf`` for "the largest draw" as in the text (spec AMB-2).
+        ``-inf`` for "the largest draw" as in the text (reading ``reading-tsucb-max-init``).
     literal_thm46 : bool
         Report the GDP level of the literal Theorem 4.6 (``sqrt(2 phi)``) instead of Theorem
-        4.4's (spec AMB-3).
+        4.4's (reading ``reading-tsucb-thm46``).
     track_privacy : bool
         Keep a white-box ledger of the Gaussian releases (see :meth:`privacy_ledger`).
+    noise_multiplier : float
+        Factor on the standard deviation of every draw (default 1; below 1 a deliberately
+        weakened variant, whose ``guarantee`` is divided by it).
 
     Attributes
     ----------
@@ -212,10 +222,12 @@ class DPTSUCB(Policy):
     ``floor(phi)`` of them compose to :math:`\sqrt{\phi/\ln^\alpha T}`; the UCB phase reuses
     their maximum (post-processing). The paper composes the two phases and reports
     :math:`\sqrt{2\phi/\ln^\alpha T}`; ``guarantee`` returns that value, which is valid and
-    conservative by a factor sqrt(2) (spec AMB-4); :meth:`tight_gdp` gives the sharper one.
+    conservative by a factor sqrt(2) (reading ``reading-tsucb-two-phases``); :meth:`tight_gdp`
+    gives the sharper one.
 
-    Reading of the spec: ties go to the lowest index (AMB-6); rounds 1..K pull arm t in round
-    t and count towards regret; observations of an unfinished epoch are never used.
+    Ties go to the lowest index (reading ``reading-lowest-index-ties``); rounds 1..K pull arm t
+    in round t and count towards regret; observations of an unfinished epoch are never used
+    (readings in the book's appendix of readings and errata).
 
     References
     ----------
@@ -235,7 +247,8 @@ class DPTSUCB(Policy):
     label = "DP-TS-UCB"
 
     def __init__(self, *, alpha, horizon, budget: str = "floor", max_init: float = 0.0,
-                 literal_thm46: bool = False, track_privacy: bool = False):
+                 literal_thm46: bool = False, track_privacy: bool = False,
+                 noise_multiplier: float = 1.0):
         self.alpha = _check_alpha(alpha)
         self.horizon = _check_horizon(horizon)
         self.budget = check_choice("budget", budget, ("floor", "ceil"))
@@ -243,8 +256,9 @@ class DPTSUCB(Policy):
                 or math.isnan(max_init) or max_init == math.inf:
             raise TypeError(f"max_init must be a float < inf (0.0 or -inf), got {max_init!r}")
         self.max_init = float(max_init)
-        self.literal_thm46 = bool(literal_thm46)
-        self.track_privacy = bool(track_privacy)
+        self.literal_thm46 = check_bool("literal_thm46", literal_thm46)
+        self.track_privacy = check_bool("track_privacy", track_privacy)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     # ---------------------------------------------------------------- the paper's quantities
     @property
@@ -260,13 +274,16 @@ class DPTSUCB(Policy):
 
     @property
     def guarantee(self) -> GaussianDP:
-        """``GaussianDP(mu)`` with Theorem 4.4's mu (or the literal Theorem 4.6's)."""
+        """``GaussianDP(mu)`` with Theorem 4.4's mu (or the literal Theorem 4.6's), divided by
+        the noise multiplier."""
         if self.budget == "ceil":                 # ceil(phi) draws: account for what is drawn
             v = np.log(np.asarray(self.horizon, dtype=float)) ** np.asarray(self.alpha)
             mu = np.sqrt(2.0 * np.asarray(self.budget_draws) / (1.0 if self.literal_thm46 else v))
-            return GaussianDP(mu=_out(mu))
-        return GaussianDP(mu=dp_ts_ucb_gdp(self.horizon, self.alpha,
-                                           literal_thm46=self.literal_thm46))
+        else:
+            mu = dp_ts_ucb_gdp(self.horizon, self.alpha, literal_thm46=self.literal_thm46)
+        if self.noise_multiplier != 1.0:
+            mu = np.asarray(mu) / self.noise_multiplier
+        return compose(GaussianDP(mu=_out(mu)))
 
     def tight_gdp(self):
         r""":math:`\sqrt{\lfloor\phi\rfloor/\ln^\alpha T}`: the TS phase alone (proof step 2);
@@ -275,8 +292,13 @@ class DPTSUCB(Policy):
         return _out(np.sqrt(np.asarray(self.budget_draws) / v))
 
     def params(self):
-        return {"alpha": self.alpha, "horizon": self.horizon, "budget": self.budget,
-                "max_init": self.max_init, "literal_thm46": self.literal_thm46}
+        out = {"alpha": self.alpha, "horizon": self.horizon, "budget": self.budget,
+               "max_init": self.max_init, "literal_thm46": self.literal_thm46}
+        if self.track_privacy:
+            out["track_privacy"] = True
+        if self.noise_multiplier != 1.0:
+            out["noise_multiplier"] = self.noise_multiplier
+        return out
 
     # ---------------------------------------------------------------- Algorithm 1
     def reset(self, n_runs, n_arms, rng):
@@ -311,8 +333,10 @@ class DPTSUCB(Policy):
             self.ledger_max_nmu2_ = np.zeros(n_runs)     # worst n * sum of mu^2 of a posterior
 
     def _posterior_sd(self, rows, n):
-        """Posterior standard deviation sqrt(ln^a(T) / n) (Algorithm 1 line 8)."""
-        return np.sqrt(self._v[rows, 0] / n)
+        """Posterior standard deviation sqrt(ln^a(T) / n) (Algorithm 1 line 8), times the noise
+        multiplier."""
+        sd = np.sqrt(self._v[rows, 0] / n)
+        return sd if self.noise_multiplier == 1.0 else self.noise_multiplier * sd
 
     def _build(self, rows, arms, mean, n):
         """A new posterior N(mean, ln^a(T)/n) with a fresh budget (Algorithm 1 lines 14-16)."""
@@ -393,7 +417,8 @@ class DPTSUCB(Policy):
 # ------------------------------------------------------------------ M-TS-Gaussian
 class MTSGaussian(GaussianTS):
     r"""M-TS-Gaussian(b, c): Gaussian-prior TS with b round-robin pre-pulls per arm and the
-    posterior variance inflated by c. *Reconstructed* (spec AMB-10).
+    posterior variance inflated by c. *Reconstructed* (reading ``reading-mts-gaussian`` of the
+    book's appendix of readings and errata).
 
     Rounds 1..bK pull the arms round-robin; afterwards every arm draws
     :math:`\theta_i \sim N\bigl(S_i/(k_i+1),\ c/(k_i+1)\bigr)` every round (k_i pulls, S_i
@@ -411,6 +436,9 @@ class MTSGaussian(GaussianTS):
         T, used only by the guarantee (the policy itself is anytime).
     track_privacy : bool
         Keep the white-box ledger of :meth:`privacy_ledger`.
+    noise_multiplier : float
+        Factor on the standard deviation of every draw (default 1; below 1 a deliberately
+        weakened variant, whose ``guarantee`` is divided by it).
 
     Notes
     -----
@@ -434,20 +462,31 @@ class MTSGaussian(GaussianTS):
 
     label = "M-TS-Gaussian"
 
-    def __init__(self, *, b, c, horizon, track_privacy: bool = False):
+    def __init__(self, *, b, c, horizon, track_privacy: bool = False,
+                 noise_multiplier: float = 1.0):
         super().__init__(prior="ag")
         self.b = _check_b(b)
         self.c = check_positive("c", c)
         self.horizon = _check_horizon(horizon)
-        self.track_privacy = bool(track_privacy)
+        self.track_privacy = check_bool("track_privacy", track_privacy)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     def params(self):
-        return {"b": self.b, "c": self.c, "horizon": self.horizon}
+        out = {"b": self.b, "c": self.c, "horizon": self.horizon}
+        if self.track_privacy:
+            out["track_privacy"] = True
+        if self.noise_multiplier != 1.0:
+            out["noise_multiplier"] = self.noise_multiplier
+        return out
 
     @property
     def guarantee(self) -> GaussianDP:
-        """``GaussianDP(sqrt(T / (c (b + 1))))`` (Ou et al. 2024 as quoted by Hu et al.)."""
-        return GaussianDP(mu=mts_gaussian_gdp(self.horizon, self.b, self.c))
+        """``GaussianDP(sqrt(T / (c (b + 1))))`` (Ou et al. 2024 as quoted by Hu et al.),
+        divided by the noise multiplier."""
+        mu = mts_gaussian_gdp(self.horizon, self.b, self.c)
+        if self.noise_multiplier != 1.0:
+            mu = _out(np.asarray(mu) / self.noise_multiplier)
+        return compose(GaussianDP(mu=mu))
 
     def reset(self, n_runs, n_arms, rng):
         super().reset(n_runs, n_arms, rng)
@@ -455,6 +494,8 @@ class MTSGaussian(GaussianTS):
         self._max_prepull = float(self._prepull.max())
         self._min_prepull = float(self._prepull.min())
         self._sqrt_c = np.sqrt(as_row_param("c", self.c, n_runs))               # (n_runs, 1)
+        if self.noise_multiplier != 1.0:                  # the draws' sd: m sqrt(c / (k + 1))
+            self._sqrt_c = self.noise_multiplier * self._sqrt_c
         # posterior mean S/(k+1) and scale sqrt(k+1)/sqrt(c), refreshed only where a pull
         # changed them (the draw divides by the scale, so c = 1 matches GaussianTS bit for bit)
         self._mean = np.zeros((n_runs, n_arms))

@@ -19,9 +19,9 @@ against the incremental counters. Every ``guarantee`` is the record of the mecha
 runs (the counters' or the interval mean's), composed in :mod:`dpolearn.accounting`; the
 choices of arm are post-processing, and arms compose in parallel.
 
-Every policy takes a ``noise_multiplier`` (default 1) that scales all of its noise; below 1 it
-builds a deliberately weakened variant whose ``guarantee`` reports the larger epsilon it really
-has (for tests and exercises).
+Every policy takes a ``noise_multiplier`` (default 1) that scales all of its noise (the index
+keeps the constants of the calibrated noise); below 1 it builds a deliberately weakened variant
+whose ``guarantee`` reports the larger epsilon it really has (for tests and exercises).
 
 References
 ----------
@@ -36,14 +36,24 @@ import math
 
 import numpy as np
 
-from .._arrays import is_power_of_two, scalar_if_uniform
-from .._validation import (as_row_param, check_choice, check_epsilon, check_positive,
-                           check_positive_int, check_probability)
+from .._arrays import scalar_if_uniform
+from .._validation import (
+    as_row_param,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    is_power_of_two,
+)
 from ..accounting import ApproxDP, PureDP, compose
-from ..mechanisms.counters import (CounterNoise, hybrid_budget_split, hybrid_guarantee,
-                                   tree_scale_factor)
-from ..mechanisms.interval_mean import (SCHEDULES, IntervalLaplaceMean, calibrate_epsilon,
-                                        check_v)
+from ..mechanisms.counters import (
+    CounterNoise,
+    hybrid_budget_split,
+    hybrid_guarantee,
+    tree_scale_factor,
+)
+from ..mechanisms.interval_mean import SCHEDULES, IntervalLaplaceMean, calibrate_epsilon, check_v
 from .baselines import SumCountPolicy
 
 __all__ = ["DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]
@@ -153,8 +163,6 @@ class DPUCBBound(_HybridUCB):
         r"""nu_a / n_a for every arm, shape (n_runs, K)."""
         c_t = math.sqrt(8.0) * math.log(4.0 * float(t) ** 4)     # sqrt(8) ln(4/gamma), gamma=t^-4
         nu = c_t * (1.0 / self._eps_log + self._tree_term / self._eps_tree)
-        if self.noise_multiplier != 1.0:                       # the bound of the noise drawn
-            nu = self.noise_multiplier * nu
         return nu / self.counts_
 
     def select(self, t):
@@ -422,10 +430,8 @@ class PrivateUCB(SumCountPolicy):
         T, K = float(self.horizon), self.n_arms
         log_inv_gamma = 4.0 * math.log(t)                      # gamma_t = t^-4
         if self.variant == "chan_bound":
-            beta = log_inv_gamma * self.levels ** 1.5 / self._eps
-        else:
-            beta = math.log(T) ** 2 * (math.log(K * T * math.log(T)) + log_inv_gamma) / self._eps_tree
-        return beta if self.noise_multiplier == 1.0 else self.noise_multiplier * beta
+            return log_inv_gamma * self.levels ** 1.5 / self._eps
+        return math.log(T) ** 2 * (math.log(K * T * math.log(T)) + log_inv_gamma) / self._eps_tree
 
     def select(self, t):
         if t <= self.n_arms:

@@ -12,9 +12,10 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
-from .._validation import as_row_param, check_epsilon
-from ..accounting import NotPrivate, PureDP
+from .._validation import as_row_param, check_bool, check_epsilon, check_positive
+from ..accounting import NotPrivate, PureDP, compose
 from ..mechanisms.counters import BinaryCounter, popcount
+from ..mechanisms.laplace import laplace_block_release
 from ..policy import Policy
 
 __all__ = ["DPTS", "dpts_bonus"]
@@ -36,7 +37,7 @@ def dpts_bonus(epsilon, O, t) -> np.ndarray:
 
     Examples
     --------
-    >>> round(float(dpts_bonus(500.0, 1, 6)), 4)     # spec 002 section 2.2: v(1, 6) ~ 0.088
+    >>> round(float(dpts_bonus(500.0, 1, 6)), 4)     # v(1, 6) ~ 0.088 at epsilon = 500
     0.0877
     """
     O = np.asarray(O, dtype=float)
@@ -62,7 +63,16 @@ class DPTS(Policy):
         after one pull of each arm). An array runs an epsilon sweep as one batch.
     bernoulli_trick : bool, default False
         Replace a reward r in [0, 1] by a Bernoulli(r) draw before using it (Agrawal and Goyal);
-        irrelevant for Bernoulli rewards, off by default as in spec 002 section 2.1.
+        irrelevant for Bernoulli rewards, off by default (the paper's experiments use Bernoulli
+        rewards).
+    log_share, tree_share : float, default 0.5 each
+        Shares of epsilon given to the logarithmic part (C) and to the binary mechanism (B);
+        the paper's split is 1/2 and 1/2. ``guarantee`` composes the two parts, so another
+        split (e.g. the whole epsilon to one part, a deliberately broken variant) is reported
+        honestly.
+    noise_multiplier : float
+        Factor on every Laplace scale (default 1; below 1 a deliberately weakened variant whose
+        ``guarantee`` reports the larger epsilon it really has).
 
     Attributes
     ----------
@@ -92,12 +102,14 @@ class DPTS(Policy):
     The binary mechanism is :class:`~dpolearn.mechanisms.counters.BinaryCounter` (one stream
     per (run, arm) cell, ``tree_``), restarted with ``r + 1`` levels at every block boundary.
     Its p-sum noises are persistent: drawn once when a p-sum is formed and reused by every
-    later output, as the binary mechanism requires (spec 002 [A20]).
+    later output, as the binary mechanism requires (Chan, Shi and Song 2011, Algorithm 2).
 
-    Readings of spec 002: line 7 of the paper prints the non-private mean inside the clip; we
-    use the private mean ``mu_tilde`` [A1]; logarithms are base 2 [A7]; the binary mechanism of
-    block r has ``r + 1`` levels and noise scale ``2 (r+1)/epsilon`` [A8]; rounds 1..K pull arm
-    t in round t; ties go to the lowest index [A13].
+    Readings (the book's appendix of readings and errata): line 7 of the paper prints the
+    non-private mean inside the clip; we use the private mean ``mu_tilde``
+    (``reading-dpts-private-mean``); logarithms are base 2 (``reading-dpts-log-base``); the
+    binary mechanism of block r has ``r + 1`` levels and noise scale ``2 (r+1)/epsilon``
+    (``reading-dpts-tree-levels``); rounds 1..K pull arm t in round t
+    (``reading-round-robin-start``); ties go to the lowest index (``reading-lowest-index-ties``).
 
     References
     ----------
@@ -114,24 +126,31 @@ class DPTS(Policy):
     """
 
     label = "DP-TS"
-    #: Shares of epsilon given to the logarithmic part (C) and to the binary mechanism (B).
-    _log_share = 0.5
-    _tree_share = 0.5
 
-    def __init__(self, *, epsilon, bernoulli_trick: bool = False):
+    def __init__(self, *, epsilon, bernoulli_trick: bool = False, log_share: float = 0.5,
+                 tree_share: float = 0.5, noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
-        if not isinstance(bernoulli_trick, (bool, np.bool_)):
-            raise TypeError(f"bernoulli_trick must be a bool, got {bernoulli_trick!r}")
-        self.bernoulli_trick = bool(bernoulli_trick)
+        self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)
+        self.log_share = check_positive("log_share", log_share)
+        self.tree_share = check_positive("tree_share", tree_share)
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     def params(self) -> Dict[str, Any]:
-        return {"epsilon": self.epsilon, "bernoulli_trick": self.bernoulli_trick}
+        out = {"epsilon": self.epsilon, "bernoulli_trick": self.bernoulli_trick}
+        for name, default in (("log_share", 0.5), ("tree_share", 0.5), ("noise_multiplier", 1.0)):
+            if getattr(self, name) != default:
+                out[name] = getattr(self, name)
+        return out
 
     @property
     def guarantee(self):
+        """The two parts composed: ``PureDP(log_share * eps / m) + PureDP(tree_share * eps / m)``
+        (m the noise multiplier); epsilon for the paper's split. ``NotPrivate`` for eps = inf."""
         if np.all(np.isinf(self.epsilon)):
             return NotPrivate()
-        return PureDP(epsilon=self.epsilon)
+        eps = np.asarray(self.epsilon, dtype=float) / self.noise_multiplier
+        return compose(PureDP(epsilon=self.log_share * eps),
+                       PureDP(epsilon=self.tree_share * eps))
 
     # ------------------------------------------------------------------ state
     def reset(self, n_runs, n_arms, rng):
@@ -148,17 +167,18 @@ class DPTS(Policy):
         self.psi_sum_ = np.zeros(shape)
         self.mu_tilde_ = np.zeros(shape)
         # the 2^(r+1)-bounded binary mechanism of each arm's open block (r = 0: one level)
-        self.tree_ = BinaryCounter(shape, epsilon=self._tree_share * self._eps[:, None],
-                                   levels=1, rng=rng)
+        self.tree_ = BinaryCounter(shape, epsilon=self.tree_share * self._eps[:, None],
+                                   levels=1, rng=rng, noise_multiplier=self.noise_multiplier)
 
     # ------------------------------------------------------------------ noise scales
     def _log_scale(self, eps):
         """Laplace scale of a block of the modified logarithmic mechanism: 1/(0.5 eps)."""
-        return 1.0 / (self._log_share * eps)
+        scale = 1.0 / (self.log_share * eps)
+        return scale if self.noise_multiplier == 1.0 else self.noise_multiplier * scale
 
     def _release(self, value, scale):
         """Add Laplace noise of the given scale (arrays of equal shape): one release each."""
-        return value + self._rng.laplace(0.0, scale)
+        return laplace_block_release(value, scale, self._rng)
 
     # ------------------------------------------------------------------ decision layer
     def bonus(self, t: int) -> np.ndarray:
@@ -168,7 +188,7 @@ class DPTS(Policy):
     def posterior_params(self, t: int) -> Tuple[np.ndarray, np.ndarray]:
         """Beta parameters ``(alpha + 1, beta + 1)`` of round ``t > K`` (lines 7-8), each >= 1."""
         O = self.O_.astype(float)
-        mu_bar = np.clip(self.mu_tilde_ + self.bonus(t), 0.0, 1.0)     # line 7, [A1]
+        mu_bar = np.clip(self.mu_tilde_ + self.bonus(t), 0.0, 1.0)     # line 7 (private mean)
         return mu_bar * O + 1.0, (1.0 - mu_bar) * O + 1.0              # line 8
 
     def select(self, t):
@@ -195,7 +215,7 @@ class DPTS(Policy):
         O[cell] += 1                                          # line 12: O_J += 1, Psi_J += x
         count[cell] += 1
         psum[cell] += rewards
-        closes = count[cell] == 2 ** (r[cell] + 1)            # line 13 ([A11])
+        closes = count[cell] == 2 ** (r[cell] + 1)            # line 13
         if closes.any():                                      # lines 14-15
             cc = cell[closes]
             C[cc] += self._release(psum[cc], self._log_scale(eps[closes]))

@@ -4,6 +4,10 @@
 Both are "inner private mean + post-processing": the private means come from
 :class:`~dpolearn.mechanisms.LazyDoublingPrivateMean` (batches of 1, 2, 4, ... fresh pulls, one
 Laplace draw each, observations forgotten after use) and the decision rule only reads them.
+
+Both take a ``noise_multiplier`` (default 1) that scales the Laplace noise of the inner mean
+(the widths keep the constants of the calibrated noise); below 1 it builds a deliberately
+weakened variant whose ``guarantee`` reports the larger epsilon it really has.
 """
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ import math
 
 import numpy as np
 
-from .._validation import as_row_param, check_choice, check_epsilon
-from ..accounting import PureDP
+from .._validation import as_row_param, check_choice, check_epsilon, check_positive
+from ..accounting import PureDP, compose
 from ..mechanisms.lazy_mean import LazyDoublingPrivateMean
 from ..policy import Policy
 
@@ -24,24 +28,31 @@ _LOGS = {"ln": math.log, "log2": math.log2}      # of the round t, a Python int
 class _LazyPolicy(Policy):
     """Shared part: epsilon handling, the initial round robin and the inner mechanism."""
 
-    def __init__(self, *, epsilon, log: str = "ln"):
+    def __init__(self, *, epsilon, log: str = "ln", noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.log = check_choice("log", log, tuple(_LOGS))
         self._log = _LOGS[self.log]
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     def params(self):
-        return {"epsilon": self.epsilon, "log": self.log}
+        out = {"epsilon": self.epsilon, "log": self.log}
+        if self.noise_multiplier != 1.0:
+            out["noise_multiplier"] = self.noise_multiplier
+        return out
 
     @property
     def guarantee(self) -> PureDP:
-        """``PureDP(epsilon)``: the inner mechanism is epsilon-DP, decisions post-process it."""
-        return PureDP(epsilon=self.epsilon)
+        """The inner mean's record, ``PureDP(epsilon / noise_multiplier)`` (one Laplace release
+        per disjoint batch); the decisions post-process it."""
+        return compose(PureDP(epsilon=np.asarray(self.epsilon, dtype=float)
+                              / self.noise_multiplier))
 
     def reset(self, n_runs, n_arms, rng):
         self._rng = rng
         self.n_runs, self.n_arms = n_runs, n_arms
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)          # (n_runs, 1)
-        self.mean_ = LazyDoublingPrivateMean(n_runs, n_arms, epsilon=self._eps[:, 0], rng=rng)
+        self.mean_ = LazyDoublingPrivateMean(n_runs, n_arms, epsilon=self._eps[:, 0], rng=rng,
+                                             noise_multiplier=self.noise_multiplier)
         # cached 1 / O_j and 1 / (eps O_j): they change only when a batch closes
         self._inv_O = np.ones((n_runs, n_arms))
         self._inv_eps_O = np.ones((n_runs, n_arms)) / self._eps
@@ -90,8 +101,9 @@ class AnytimeLazyUCB(_LazyPolicy):
     released means are epsilon-DP by parallel composition; the index and the argmax are
     post-processing. ``guarantee`` is ``PureDP(epsilon)``.
     Regret (Theorem 3): :math:`O(\sum_{j:\Delta_j>0} \ln T / \min\{\Delta_j, \varepsilon\})`.
-    Readings of the spec: round t <= K pulls arm t ([AMBIG-2]); ties go to the lowest index
-    ([AMBIG-3]); the first width is :math:`\sqrt{3\ln t/O_j}` (equal to
+    Round t <= K pulls arm t (reading ``reading-round-robin-start``); ties go to the lowest
+    index (reading ``reading-lowest-index-ties``; both in the book's appendix of readings and
+    errata); the first width is :math:`\sqrt{3\ln t/O_j}` (equal to
     :math:`\sqrt{\ln(t^3)/O_j}`), the second bounds the Laplace noise with probability
     :math:`1 - t^{-3}`.
 
@@ -137,7 +149,8 @@ class LazyDPTS(_LazyPolicy):
     epsilon : float or array-like of shape (n_runs,)
         Privacy parameter, > 0. An array runs an epsilon sweep as one batch.
     log : {"ln", "log2"}
-        Logarithm of the shift: natural in Hu, Huang, Mehta and Hegde (default, [AMBIG-1]);
+        Logarithm of the shift: natural in Hu, Huang, Mehta and Hegde (default, reading
+        ``reading-lazy-ts-log`` of the book's appendix of readings and errata);
         base 2 in Hu and Hegde (2022), whose experiments the ``hu2022-*`` figures reproduce.
 
     Notes

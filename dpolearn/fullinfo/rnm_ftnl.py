@@ -12,18 +12,19 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .._validation import as_row_param, check_choice, check_epsilon, check_positive
-from ..accounting import PureDP
+from .._validation import as_row_param, check_bool, check_choice, check_epsilon, check_positive
+from ..accounting import PureDP, compose
 from ..mechanisms.noisy_max import NOISE_FAMILIES, ReportNoisyMax
 from ..policy import Policy
 
-__all__ = ["RNMFTNL", "NaiveFTNL", "SCALE_FACTORS", "VARIANTS", "epoch_of", "epoch_bounds",
+__all__ = ["RNMFTNL", "NaiveFTNL", "SCALE_FACTORS", "WU2025_TABLE2", "epoch_of", "epoch_bounds",
            "n_epochs"]
 
 #: Noise scale beta = c / epsilon: the factor c of each named scale and noise family.
 #: ``"strict"`` is epsilon-DP under replace-one-vector neighbours for all three families;
-#: ``"wu2025"`` is Table 2 of Wu and Wang (Exp 1/eps is only 2 eps-DP, spec 003 AMB-3);
-#: ``"hu2021"`` is the Lap(1/eps) of Hu et al. (only 2 eps-DP, spec 000 AMBIG-5).
+#: ``"wu2025"`` is Table 2 of Wu and Wang (Exp 1/eps is only 2 eps-DP, erratum
+#: ``reading-wu2025-exp-scale``); ``"hu2021"`` is the Lap(1/eps) of Hu et al. (only 2 eps-DP,
+#: erratum ``reading-hu2021-rnm-scale``; both in the book's appendix of readings and errata).
 SCALE_FACTORS = {
     "strict": {"laplace": 2.0, "exponential": 2.0, "gumbel": 2.0},
     "wu2025": {"laplace": 2.0, "exponential": 1.0, "gumbel": 2.0},
@@ -31,7 +32,7 @@ SCALE_FACTORS = {
 }
 
 #: Table 2 of Wu and Wang (2025) plus the baseline: name -> (resample B, noise, theorem).
-VARIANTS = {
+WU2025_TABLE2 = {
     "rnm_ftnl_hhm": (False, "laplace", "Thm 2 (Hu et al.)"),
     "rnm_ftnl_br_lap": (True, "laplace", "Thm 3, Cor 5"),
     "rnm_ftnl_br_exp": (True, "exponential", "Thm 3, Cor 5"),
@@ -70,7 +71,8 @@ def epoch_bounds(r: int):
 
 
 def n_epochs(horizon: int) -> int:
-    """Number of epochs R(T) = floor(log2 T) + 1 touched by a horizon T >= 1 (spec 003 AMB-1)."""
+    """Number of epochs R(T) = floor(log2 T) + 1 touched by a horizon T >= 1 (reading
+    ``reading-rnm-epochs`` of the book's appendix of readings and errata)."""
     return int(horizon).bit_length()
 
 
@@ -89,15 +91,19 @@ class RNMFTNL(Policy):
         sweep over epsilon as one batch.
     noise : {"laplace", "exponential", "gumbel"}
         Family Q of the i.i.d. report-noisy-max noise.
-    scale : {"strict", "wu2025", "hu2021"} or float
-        Noise scale beta = c / epsilon. A name picks c from :data:`SCALE_FACTORS`; a float is c
-        itself. Default ``"strict"`` (c = 2): epsilon-DP for every family.
+    noise_factor : {"strict", "wu2025", "hu2021"} or float
+        The factor c of the noise scale beta = c / epsilon. A name picks c from
+        :data:`SCALE_FACTORS`; a float is c itself. Default ``"strict"`` (c = 2): epsilon-DP
+        for every family. (The older keyword ``scale=`` is still accepted.)
     resample : bool
         Bernoulli resampling (B = 1 of Wu and Wang): each observed loss l_j is replaced by an
         independent Bernoulli(l_j) draw before it is added to the epoch sum.
     first_action : {"uniform", "first"}
         J_0, the action of round 1: uniform over the K actions (Wu and Wang) or action 0 (Hu et
         al.). Both are data-independent.
+    noise_multiplier : float
+        Factor on beta when drawing (default 1); below 1 builds a deliberately weakened variant
+        whose ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
@@ -124,8 +130,9 @@ class RNMFTNL(Policy):
     of an epoch of n rounds is n - G, and argmax(n - G + Q) = argmax(-G + Q), so the two
     objectives give the same law and there is no switch for it.
 
-    Readings of the specs: R(T) = floor(log2 T) + 1 epochs (AMB-1); ties at the lowest index
-    (AMB-16); neighbours replace one whole vector (AMB-15).
+    Readings (the book's appendix of readings and errata): R(T) = floor(log2 T) + 1 epochs
+    (``reading-rnm-epochs``); ties at the lowest index (``reading-lowest-index-ties``);
+    neighbours replace one whole loss vector (``reading-experts-neighbours``).
 
     References
     ----------
@@ -146,53 +153,64 @@ class RNMFTNL(Policy):
     label = "RNM-FTNL"
     feedback = "full"
 
-    def __init__(self, *, epsilon, noise: str = "laplace", scale="strict",
-                 resample: bool = False, first_action: str = "uniform"):
+    def __init__(self, *, epsilon, noise: str = "laplace", noise_factor="strict",
+                 resample: bool = False, first_action: str = "uniform",
+                 noise_multiplier: float = 1.0, scale=None):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
-        if isinstance(scale, str):
-            self.scale = check_choice("scale", scale, tuple(SCALE_FACTORS))
-            self.scale_factor = SCALE_FACTORS[scale][self.noise]
-        elif isinstance(scale, (int, float, np.floating, np.integer)) and not isinstance(scale, bool):
-            self.scale = float(check_positive("scale", scale))
-            self.scale_factor = self.scale
+        if scale is not None:                                   # the older keyword
+            noise_factor = scale
+        if isinstance(noise_factor, str):
+            self.noise_factor = check_choice("noise_factor", noise_factor, tuple(SCALE_FACTORS))
+            self.noise_factor_value = SCALE_FACTORS[noise_factor][self.noise]
+        elif isinstance(noise_factor, (int, float, np.floating, np.integer)) \
+                and not isinstance(noise_factor, bool):
+            self.noise_factor = float(check_positive("noise_factor", noise_factor))
+            self.noise_factor_value = self.noise_factor
         else:
-            raise TypeError(f"scale must be one of {sorted(SCALE_FACTORS)} or a float, got {scale!r}")
-        if not isinstance(resample, (bool, np.bool_)):
-            raise TypeError(f"resample must be a bool, got {resample!r}")
-        self.resample = bool(resample)
+            raise TypeError(f"noise_factor must be one of {sorted(SCALE_FACTORS)} or a float, "
+                            f"got {noise_factor!r}")
+        self.resample = check_bool("resample", resample)
         self.first_action = check_choice("first_action", first_action, ("uniform", "first"))
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         self._unit = ReportNoisyMax(scale=1.0, noise=self.noise)   # draws Q(1); times beta
 
     # -- named presets ---------------------------------------------------------------------
     @classmethod
     def hu2021(cls, *, epsilon) -> "RNMFTNL":
         """Hu et al.'s own reading: Lap(1/eps), action 0 in round 1, no resampling."""
-        return cls(epsilon=epsilon, noise="laplace", scale="hu2021", resample=False,
+        return cls(epsilon=epsilon, noise="laplace", noise_factor="hu2021", resample=False,
                    first_action="first")
 
     @classmethod
     def wu2025(cls, *, epsilon, noise: str = "laplace", resample: bool = True) -> "RNMFTNL":
         """Wu and Wang's Table 2: Lap(2/eps), Exp(1/eps) or Gumbel(2/eps), uniform J_0."""
-        return cls(epsilon=epsilon, noise=noise, scale="wu2025", resample=resample,
+        return cls(epsilon=epsilon, noise=noise, noise_factor="wu2025", resample=resample,
                    first_action="uniform")
 
-    @classmethod
-    def variant(cls, name: str, *, epsilon, scale: str = "wu2025") -> "RNMFTNL":
-        """A named row of :data:`VARIANTS` (Table 2 of Wu and Wang) at the given scale."""
-        resample, noise, _ = VARIANTS[check_choice("name", name, tuple(VARIANTS))]
-        return cls(epsilon=epsilon, noise=noise, scale=scale, resample=resample)
-
     # -- privacy ---------------------------------------------------------------------------
+    def _factor_for(self, n_arms: int) -> float:
+        """c of beta = c / epsilon (RNM-FTNL: independent of the number of actions)."""
+        return self.noise_factor_value
+
     def beta(self, n_arms: int = 2):
-        """Noise scale beta = c / epsilon (float, or array like ``epsilon``)."""
+        """Noise scale beta = m c / epsilon actually drawn with (float, or array like
+        ``epsilon``)."""
         return self._beta_row(np.asarray(self.epsilon, dtype=float), n_arms)
+
+    def _beta_row(self, eps, n_arms):
+        beta = self._factor_for(n_arms) / eps                   # shape (n_runs, 1)
+        return beta if self.noise_multiplier == 1.0 else self.noise_multiplier * beta
 
     @property
     def guarantee(self) -> PureDP:
-        # RNM with scale beta, non-monotone sensitivity-1 scores: (2 / beta)-DP per epoch, and
-        # the epochs see disjoint data (parallel composition).
-        return PureDP(epsilon=np.multiply(2.0 / self.scale_factor, self.epsilon))
+        """Report-noisy-max with scale beta on non-monotone sensitivity-1 scores:
+        ``(c_RNM / beta)``-DP per epoch, c_RNM = 2 (:meth:`ReportNoisyMax.privacy_factor`);
+        the epochs see disjoint data (parallel composition)."""
+        rnm_factor = ReportNoisyMax.privacy_factor(monotone=False)
+        eps = np.multiply(rnm_factor / self.noise_factor_value, self.epsilon)
+        return compose(PureDP(epsilon=eps if self.noise_multiplier == 1.0
+                              else eps / self.noise_multiplier))
 
     @property
     def paper_claim(self) -> PureDP:
@@ -200,9 +218,11 @@ class RNMFTNL(Policy):
         return PureDP(epsilon=self.epsilon)
 
     def params(self) -> Dict[str, Any]:
-        return {"epsilon": self.epsilon, "noise": self.noise, "scale": self.scale,
-                "c": self.scale_factor, "resample": int(self.resample),
-                "first_action": self.first_action}
+        out = {"epsilon": self.epsilon, "noise": self.noise, "noise_factor": self.noise_factor,
+               "resample": self.resample, "first_action": self.first_action}
+        if self.noise_multiplier != 1.0:
+            out["noise_multiplier"] = self.noise_multiplier
+        return out
 
     # -- the algorithm box (Wu and Wang, Algorithm 1) --------------------------------------
     def reset(self, n_runs, n_arms, rng):
@@ -215,9 +235,6 @@ class RNMFTNL(Policy):
         else:                                                   # Hu et al.: the first action
             self.J_ = np.zeros(n_runs, dtype=np.int64)
         self.G_ = np.zeros((n_runs, n_arms))                    # line 3: G <- 0
-
-    def _beta_row(self, eps, n_arms):
-        return self.scale_factor / eps                          # shape (n_runs, 1)
 
     def select(self, t):
         return self.J_                                          # line 5: I_t <- J_{r-1}
@@ -234,7 +251,7 @@ class RNMFTNL(Policy):
         """J = argmax_j(-G_j + beta Q_j) with K fresh draws per run; shape (n_runs,)."""
         Q = self._unit.sample_noise(G.shape, self._rng)
         noisy = -G + self.beta_ * Q                             # beta = 0 when epsilon = inf
-        return np.argmax(noisy, axis=1)                         # ties: lowest index (AMB-16)
+        return np.argmax(noisy, axis=1)                         # ties: lowest index
 
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
         """Epoch-level simulation, exact in distribution (see :mod:`dpolearn.fullinfo.epoch_sim`)."""
@@ -261,8 +278,8 @@ class NaiveFTNL(RNMFTNL):
     -----
     The K noisy sums form a Laplace mechanism with l1-sensitivity K, so even releasing them is
     epsilon-DP; ``guarantee`` is ``PureDP(epsilon)``. (Releasing only the argmax is in fact
-    (2 epsilon / K)-DP, stronger for K > 2.) Reading of spec 000 AMBIG-6: the doubling epochs
-    and the forgetting are those of RNM-FTNL.
+    (2 epsilon / K)-DP, stronger for K > 2.) The doubling epochs and the forgetting are those
+    of RNM-FTNL (reading ``reading-naive-ftnl`` of the book's appendix of readings and errata).
 
     References
     ----------
@@ -276,18 +293,24 @@ class NaiveFTNL(RNMFTNL):
 
     label = "Naive FTNL"
 
-    def __init__(self, *, epsilon, first_action: str = "uniform"):
-        super().__init__(epsilon=epsilon, noise="laplace", scale=1.0, resample=False,
-                         first_action=first_action)
-        self.scale = "naive"
+    def __init__(self, *, epsilon, first_action: str = "uniform", noise_multiplier: float = 1.0):
+        super().__init__(epsilon=epsilon, noise="laplace", noise_factor=1.0, resample=False,
+                         first_action=first_action, noise_multiplier=noise_multiplier)
+        self.noise_factor = "K"                                 # c = K, the number of actions
 
-    def _beta_row(self, eps, n_arms):
-        return n_arms / eps                                     # Lap(K / epsilon)
+    def _factor_for(self, n_arms: int) -> float:
+        return float(n_arms)                                    # Lap(K / epsilon)
 
     @property
     def guarantee(self) -> PureDP:
-        return PureDP(epsilon=self.epsilon)
+        """K Laplace releases of sensitivity 1 at scale K / epsilon (basic composition):
+        ``PureDP(epsilon / noise_multiplier)``."""
+        eps = np.asarray(self.epsilon, dtype=float)
+        return compose(PureDP(epsilon=self.epsilon if self.noise_multiplier == 1.0
+                              else eps / self.noise_multiplier))
 
     def params(self) -> Dict[str, Any]:
-        return {"epsilon": self.epsilon, "noise": "laplace", "scale": "K/eps",
-                "first_action": self.first_action}
+        out = {"epsilon": self.epsilon, "first_action": self.first_action}
+        if self.noise_multiplier != 1.0:
+            out["noise_multiplier"] = self.noise_multiplier
+        return out

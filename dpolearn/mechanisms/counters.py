@@ -33,9 +33,17 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .._arrays import floor_log2, is_power_of_two, scalar_if_uniform
-from .._validation import (as_rng, check_choice, check_epsilon, check_positive,
-                           check_positive_int, check_probability)
+from .._arrays import scalar_if_uniform
+from .._validation import (
+    as_rng,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    floor_log2,
+    is_power_of_two,
+)
 from ..accounting import PureDP, compose
 
 __all__ = ["BinaryCounter", "LogarithmicCounter", "HybridCounter", "CounterNoise",

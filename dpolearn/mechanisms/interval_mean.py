@@ -26,8 +26,14 @@ import numpy as np
 from scipy.special import zeta as _zeta
 
 from .._arrays import scalar_if_uniform
-from .._validation import (as_rng, check_choice, check_epsilon, check_positive,
-                           check_positive_int, check_probability)
+from .._validation import (
+    as_rng,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_probability,
+)
 from ..accounting import ApproxDP, PureDP, heterogeneous_advanced_composition
 from .counters import _per_stream, _shape
 

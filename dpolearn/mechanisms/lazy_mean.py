@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_positive_int
+from .._arrays import scalar_if_uniform
+from .._validation import as_rng, check_epsilon, check_positive, check_positive_int
 from ..accounting import PureDP
+from .laplace import laplace_block_release
 
 __all__ = ["LazyDoublingPrivateMean", "lazy_schedule"]
 
@@ -62,6 +64,9 @@ class LazyDoublingPrivateMean:
         non-private limit).
     rng : numpy Generator, int or None
         Source of the Laplace draws.
+    noise_multiplier : float
+        Factor on the Laplace scale (default 1); below 1 builds a deliberately weakened
+        mechanism, and ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
     ----------
@@ -105,7 +110,8 @@ class LazyDoublingPrivateMean:
     ([[2.0, 0.0]], 0.5)
     """
 
-    def __init__(self, n_runs: int, n_arms: int, *, epsilon, rng=None):
+    def __init__(self, n_runs: int, n_arms: int, *, epsilon, rng=None,
+                 noise_multiplier: float = 1.0):
         self.n_runs = check_positive_int("n_runs", n_runs)
         self.n_arms = check_positive_int("n_arms", n_arms)
         eps = np.asarray(check_epsilon(epsilon, allow_inf=True), dtype=float)
@@ -116,7 +122,8 @@ class LazyDoublingPrivateMean:
             raise ValueError(f"epsilon must be a scalar or have one entry per run "
                              f"({self.n_runs}), got shape {np.shape(epsilon)}")
         self.epsilon = eps                                    # (n_runs,)
-        self._scale = 1.0 / eps                               # Laplace scale 1/epsilon
+        self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+        self._scale = self.noise_multiplier * (1.0 / eps)     # Laplace scale 1/epsilon
         self._rng = as_rng(rng)
         self._rows = np.arange(self.n_runs)
         shape = (self.n_runs, self.n_arms)
@@ -134,10 +141,15 @@ class LazyDoublingPrivateMean:
                       ("n_pulls", "n_unprocessed", "unprocessed_sum", "_next_size")}
 
     @property
+    def noise_scale(self) -> np.ndarray:
+        """Laplace scale of each run's batch releases, the one actually drawn with, (n_runs,)."""
+        return self._scale.copy()
+
+    @property
     def guarantee(self) -> PureDP:
-        """``PureDP(epsilon)``: parallel composition of one Laplace release per batch."""
-        eps = self.epsilon
-        return PureDP(epsilon=float(eps[0]) if np.all(eps == eps[0]) else eps.copy())
+        """``PureDP(epsilon / noise_multiplier)``: one Laplace release per batch, parallel
+        composition over the disjoint batches."""
+        return PureDP(epsilon=scalar_if_uniform(self.epsilon / self.noise_multiplier))
 
     def observe(self, arms: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """Feed one reward per run (arm ``arms[i]`` of run ``i``).
@@ -162,28 +174,16 @@ class LazyDoublingPrivateMean:
     def _process(self, rows: np.ndarray, arms: np.ndarray) -> None:
         """Close the open batch of (rows, arms): one Laplace draw per batch, then forget."""
         size = self._next_size[rows, arms]                    # O_j <- 2^(r_j + 1)
-        noise = self._rng.laplace(0.0, self._scale[rows])     # Z ~ Lap(1/eps), one per batch
-        self.mu_tilde[rows, arms] = (self.unprocessed_sum[rows, arms] + noise) / size
+        released = laplace_block_release(self.unprocessed_sum[rows, arms], self._scale[rows],
+                                         self._rng)           # Phi + Z, Z ~ Lap(1/eps)
+        self.mu_tilde[rows, arms] = released / size
         self.batch_size[rows, arms] = size
         self.batch_index[rows, arms] += 1                     # r_j <- r_j + 1
         self._next_size[rows, arms] = 2 * size
         self.n_unprocessed[rows, arms] = 0                    # forget the processed rewards
         self.unprocessed_sum[rows, arms] = 0.0
 
-    def process_batch_sums(self, rows: np.ndarray, arms: np.ndarray, sums: np.ndarray) -> None:
-        """Close whole batches at once, given their reward sums (block simulation).
-
-        For each (row, arm) the open batch is completed: ``n_pulls`` grows by the pulls still
-        missing, and ``sums`` must be the reward sum of the *whole* batch. Used by fast
-        simulators that draw a batch's sum as one Binomial; the released mean has exactly
-        the distribution of the round-by-round :meth:`observe` path.
-        """
-        rows, arms = np.asarray(rows), np.asarray(arms)
-        missing = self._next_size[rows, arms] - self.n_unprocessed[rows, arms]
-        self.n_pulls[rows, arms] += missing
-        self.unprocessed_sum[rows, arms] = sums
-        self._process(rows, arms)
-
     def __repr__(self) -> str:
+        extra = "" if self.noise_multiplier == 1.0 else f", noise_multiplier={self.noise_multiplier!r}"
         return (f"LazyDoublingPrivateMean(n_runs={self.n_runs}, n_arms={self.n_arms}, "
-                f"epsilon={self.guarantee.epsilon!r})")
+                f"epsilon={scalar_if_uniform(self.epsilon)!r}{extra})")

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._arrays import check_bool
-from .._validation import as_rng, check_choice, check_epsilon, check_positive
+from .._validation import as_rng, check_bool, check_choice, check_epsilon, check_positive
 from ..accounting import PureDP
 
 __all__ = ["ReportNoisyMax", "ExponentialMechanism", "NOISE_FAMILIES", "selection_probabilities",
@@ -200,10 +199,15 @@ class ReportNoisyMax:
         """The scale b actually drawn with: noise_multiplier times the calibrated scale."""
         return self._noise_scale
 
+    @staticmethod
+    def privacy_factor(monotone: bool) -> float:
+        """c in ``epsilon = c * sensitivity / scale``: 1 for monotone scores, 2 otherwise
+        (Dwork and Roth 2014, Claim 3.9; the same for the three noise families)."""
+        return 1.0 if monotone else 2.0
+
     @property
     def _factor(self) -> float:
-        """c of the guarantee: 1 for monotone scores, 2 otherwise (Dwork and Roth, Claim 3.9)."""
-        return 1.0 if self.monotone else 2.0
+        return self.privacy_factor(self.monotone)
 
     @property
     def scale(self):
