@@ -67,3 +67,11 @@ pdf: $(STAMP)
 	else \
 	  $(MAKE) quick-book && $(BIN)/python tools/pdf.py --html _build/quick/_build/html; \
 	fi
+
+## Autograded problem sets (Otter-Grader): per set, the student notebook, the autograder zip
+## (hidden tests) and the solution notebook under _build/assignments/<set>/, plus
+## _build/assignments/EXPECTED.md for instructors. Grade one submission without Docker:
+##   .venv/bin/otter run -a _build/assignments/set1/set1-autograder.zip -o <dir> <submission>.ipynb
+.PHONY: assignments
+assignments: $(STAMP)
+	$(BIN)/python assignments/build.py --out _build/assignments
