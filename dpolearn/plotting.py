@@ -283,6 +283,7 @@ def errorbar(ax, x, mean, se, label: str, *, z: float = 1.96, **kwargs):
     container = ax.errorbar(x, mean, yerr=z * se, label=label, **kw)
     if container.lines[0] is not None:
         container.lines[0]._dpolearn_se = np.array(se)
+        container.lines[0]._dpolearn_label = label
     return container
 
 
@@ -344,27 +345,35 @@ def _panel_names(fig) -> Dict[Any, str]:
     return {ax: "abcdefghijklmnopqrstuvwxyz"[i] for i, ax in enumerate(axes)}
 
 
+def _cell(value: float):
+    return "" if not np.isfinite(value) else float(value)
+
+
 def plotted_rows(fig) -> List[Dict[str, Any]]:
     """The data a figure plots, one row per point of every labelled line or heat-map cell.
 
     Columns: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
     (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
-    else empty).
+    else empty). A horizontal reference line has an empty ``x`` (a vertical one an empty ``y``);
+    a heat map gives one row per cell (``series`` its row, ``x`` its column, ``y`` the value).
     """
     rows = []
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
-            label = line.get_label()
+            label = getattr(line, "_dpolearn_label", line.get_label())
             if label.startswith("_") and not hasattr(line, "_dpolearn_se"):
-                continue
+                continue                                  # matplotlib's unnamed helpers
+            label = label.lstrip("_")
             x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
             if x.size == 0 or x.size != y.size:
                 continue
+            if line.get_transform() != ax.transData:      # axhline / axvline: one level
+                x, y = (np.array([np.nan]), y[:1]) if x[0] != x[-1] else (x[:1], np.array([np.nan]))
             se = getattr(line, "_dpolearn_se", None)
             se = np.full(x.size, np.nan) if se is None else np.asarray(se, dtype=float).ravel()
             for xi, yi, si in zip(x, y, se):
-                rows.append({"panel": panel, "series": label.lstrip("_"), "x": xi, "y": yi,
-                             "se": "" if np.isnan(si) else si})
+                rows.append({"panel": panel, "series": label, "x": _cell(xi), "y": _cell(yi),
+                             "se": _cell(si)})
         for image in ax.images:
             table = getattr(image, "_dpolearn_table", None)
             if table is not None:

@@ -1,0 +1,217 @@
+"""Every experiment figure is legible on the page it is shown on.
+
+The page shows a figure's PNG (rendered as Jupyter's inline backend does: ``bbox_inches="tight"``
+at the figure's dpi) at ``min(PNG width, column width)`` CSS pixels, the column width being
+``plotting.COLUMN_WIDTH_PX`` (672 px, measured once in headless Chromium on the built book at a
+1280 px window; see its comment). A font of ``f`` points is then shown at
+``f * plotting.display_scale(fig, png_width)`` points; every visible text must come out at
+>= ``plotting.MIN_FONT_PT`` (9 pt). The checks read the figure's own objects: each Text
+artist's size in points, the figure's size in inches and dpi, and the PNG's pixel width.
+
+Data come from the experiment cache (``_build/cache``; the quick book build fills it) and are
+computed at quick scale when missing; experiments that take more than about 5 s to compute at
+quick scale are marked ``slow``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+from PIL import Image  # noqa: E402
+
+import dpolearn as dpl  # noqa: E402
+from dpolearn import plotting  # noqa: E402
+
+#: Experiments measured at more than about 5 s at quick scale (2-core machine, empty cache).
+HEAVY = {"hu2022-fig1", "hu2022-fig2", "hu2022-fig3", "hu2022-fig4", "hu2022-fig5",
+         "hu2022-table", "compare-bandits", "compare-gap", "compare-ranking",
+         "tossou2016-fig2", "tossou2016-int-schedules", "tossou2016-counter-error",
+         "wu2025-regret-vs-eps", "primer-rnm", "hu2021-fig1", "hu2021-fig2", "hu2021-eps-sweep",
+         "hu2021-lazy-schedule", "lowerbounds-regret-eps", "audit-table"}
+
+
+def _figure_ids():
+    out = []
+    for id_ in dpl.experiments.ids():
+        if dpl.experiments.get(id_).plot is None:
+            continue
+        marks = [pytest.mark.slow] if id_ in HEAVY else []
+        out.append(pytest.param(id_, marks=marks, id=id_))
+    return out
+
+
+# ------------------------------------------------------------------ the checks
+def page_png(fig) -> bytes:
+    """The PNG the book embeds for ``fig`` (what IPython's inline backend writes)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def visible_texts(fig):
+    """Every Text artist that is drawn with some text in it (tick labels included)."""
+    fig.canvas.draw()                          # tick labels exist only after a draw
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        ax = text.axes
+        if ax is not None and not ax.axison and text in _axis_texts(ax):
+            continue                           # axis("off") hides ticks and axis labels
+        yield text
+
+
+def _axis_texts(ax):
+    return (ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")
+            + [ax.xaxis.label, ax.yaxis.label])
+
+
+def panels(fig):
+    """Data panels: axes that are drawn and are not colour bars."""
+    return [ax for ax in fig.axes if ax.axison and ax.get_label() != "<colorbar>"]
+
+
+def legends(fig):
+    return list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+
+
+def has_labelled_artists(fig) -> bool:
+    return any(lab and not lab.startswith("_")
+               for ax in panels(fig) for lab in ax.get_legend_handles_labels()[1])
+
+
+def legibility_problems(fig, column_px: float = plotting.COLUMN_WIDTH_PX) -> list:
+    """Every way ``fig`` fails the book's figure rules (empty when it passes)."""
+    problems = []
+    width_px = Image.open(io.BytesIO(page_png(fig))).size[0]
+    if width_px > column_px:
+        problems.append(f"PNG is {width_px} px wide, the column {column_px} px: the page "
+                        f"would scale it down to {column_px / width_px:.2f}")
+    scale = plotting.display_scale(fig, width_px, column_px)
+    for text in visible_texts(fig):
+        shown = text.get_fontsize() * scale
+        if shown < plotting.MIN_FONT_PT - 1e-9:
+            problems.append(f"text {text.get_text()[:40]!r} is {text.get_fontsize():g} pt, "
+                            f"shown at {shown:.1f} pt")
+    if len(panels(fig)) > 1:
+        n_legends = len(legends(fig))
+        wanted = 1 if has_labelled_artists(fig) else 0
+        if n_legends != wanted:
+            problems.append(f"{len(panels(fig))} panels with {n_legends} legends (want {wanted})")
+    return problems
+
+
+# ------------------------------------------------------------------ the checker can fail
+def test_checker_rejects_small_text_wide_figures_and_many_legends():
+    fig, axes = plotting.subplots(1, 2)
+    for ax in axes[0]:
+        ax.plot([0, 1], [0, 1], label="a curve")
+    plotting.shared_legend(fig, axes)
+    assert legibility_problems(fig) == []
+
+    axes[0, 0].set_xlabel("tiny", fontsize=7)
+    assert any("'tiny'" in p for p in legibility_problems(fig))
+    axes[0, 0].xaxis.label.set_fontsize(plotting.STYLE["axes.labelsize"])
+
+    axes[0, 1].legend()                                   # a second legend
+    assert any("legends" in p for p in legibility_problems(fig))
+    axes[0, 1].get_legend().remove()
+    assert legibility_problems(fig) == []
+
+    fig.set_size_inches(14.0, 4.0)                        # the old two-panel size
+    problems = legibility_problems(fig)
+    assert any("scale it down" in p for p in problems)
+    assert any("shown at" in p for p in problems)
+    plt.close(fig)
+
+
+def test_display_scale_formula():
+    fig = plt.figure(figsize=(7.0, 3.0), dpi=100)
+    # 700 px rendered, 672 shown: a point is 100/96 * 672/700 = 1.0 of its nominal size
+    assert plotting.display_scale(fig, 700, 672) == pytest.approx(100 / 96 * 672 / 700)
+    # narrower than the column: shown at its own size, 1 px per CSS px at 96 dpi
+    fig.set_dpi(96)
+    assert plotting.display_scale(fig, 600, 672) == pytest.approx(1.0)
+    plt.close(fig)
+
+
+def test_subplots_refuses_more_than_two_columns_and_figsize():
+    with pytest.raises(ValueError, match="ncols"):
+        plotting.subplots(1, 3)
+    with pytest.raises(TypeError, match="figsize"):
+        plotting.subplots(1, 1, figsize=(10, 4))
+    with pytest.raises(ValueError, match="nrows"):
+        plotting.subplots(0, 1)
+
+
+def test_style_of_keeps_labels_apart_in_greyscale():
+    """The algorithm labels differ in (line style, marker), not only in colour."""
+    pairs = {}
+    for label in plotting.ALGORITHM_LABELS + plotting.VARIANT_LABELS:
+        s = plotting.style_of(label)
+        key = (str(s["linestyle"]), s["marker"])
+        assert key not in pairs, f"{label} and {pairs.get(key)} look the same in greyscale"
+        pairs[key] = label
+    assert plotting.style_of("DP-UCB") == plotting.style_of("DP-UCB")
+    assert plotting.color_of("DP-UCB") == plotting.style_of("DP-UCB")["color"]
+    with pytest.raises(TypeError, match="label"):
+        plotting.style_of(3)
+
+
+# ------------------------------------------------------------------ every experiment figure
+@pytest.mark.parametrize("experiment", _figure_ids())
+def test_experiment_figure_is_legible_on_the_page(experiment):
+    data = dpl.experiments.run(experiment, "quick", progress=False)
+    fig = dpl.experiments.figure(experiment, data)
+    try:
+        assert legibility_problems(fig) == []
+        # every figure is drawn at the column width (no per-figure sizes)
+        assert fig.get_size_inches()[0] == pytest.approx(plotting.FIGURE_WIDTH_IN)
+    finally:
+        plt.close(fig)
+
+
+# ------------------------------------------------------------------ figure files
+def test_export_writes_svg_png_at_200_dpi_and_the_plotted_data(tmp_path):
+    from dpolearn.simulate import Result
+
+    regret = np.cumsum(np.ones((4, 3)), axis=1) * np.arange(1, 5)[:, None]
+    res = Result(regret=regret, checkpoints=np.array([1, 2, 3]), pulls=np.ones((4, 2)),
+                 label="UCB1", horizon=3, n_runs=4, seed=0)
+    fig, axes = plotting.subplots(1, 2)
+    plotting.regret(res, ax=axes[0, 0], legend=False)
+    plotting.errorbar(axes[0, 1], [0.5, 1.0], [2.0, 1.0], [0.1, 0.2], "DP-UCB")
+    plotting.shared_legend(fig, axes)
+    out = plotting.export(fig, "demo-figure", tmp_path)
+    plt.close(fig)
+    assert out == tmp_path
+    png = Image.open(tmp_path / "demo-figure.png")
+    assert png.size[0] == pytest.approx(plotting.FIGURE_WIDTH_IN * plotting.EXPORT_DPI, abs=60)
+    assert (tmp_path / "demo-figure.svg").read_text().lstrip().startswith("<?xml")
+    with open(tmp_path / "demo-figure.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    curve = [r for r in rows if r["panel"] == "a" and r["series"] == "UCB1"]
+    assert [float(r["y"]) for r in curve] == pytest.approx(res.mean().tolist())
+    assert [float(r["se"]) for r in curve] == pytest.approx(res.se().tolist())
+    bars = [r for r in rows if r["panel"] == "b" and r["series"] == "DP-UCB"]
+    assert [v for r in bars for v in (float(r["x"]), float(r["y"]), float(r["se"]))] == \
+        pytest.approx([0.5, 2.0, 0.1, 1.0, 1.0, 0.2])
+
+
+def test_export_without_a_directory_writes_nothing(monkeypatch, tmp_path):
+    monkeypatch.delenv(plotting.FIGURE_DIR_ENV, raising=False)
+    fig, _ = plotting.subplots()
+    assert plotting.export(fig, "nothing") is None
+    monkeypatch.setenv(plotting.FIGURE_DIR_ENV, str(tmp_path))
+    assert plotting.export(fig, "something") == tmp_path
+    assert (tmp_path / "something.svg").exists()
+    with pytest.raises(ValueError, match="name"):
+        plotting.export(fig, "../escape", tmp_path)
+    plt.close(fig)
