@@ -1,0 +1,111 @@
+"""Sphinx extension: every experiment figure as files for slides and lecture notes.
+
+Loaded by ``_config.yml`` (``sphinx.local_extensions``).
+
+* When the build finishes (and ``book/figures`` is part of it), every registered experiment that has a figure is drawn from its data
+  (the experiment cache that the chapters just filled, at the scale of the build) and written by
+  :func:`dpolearn.plotting.export` to ``_static/figures/<experiment id>.svg``, ``.png``
+  (200 dpi) and ``.csv`` (the plotted data: panel, series, x, y, standard error). The file names
+  are the experiment ids, which do not change between builds.
+* During the build ``$DPOLEARN_FIGURE_DIR`` points at the same directory, so a chapter cell may
+  call ``dpl.plotting.export(fig, "<name>")`` to publish a figure it draws itself (the static
+  rendering of a widget, say).
+* The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
+  experiment id, what it shows, its chapter, and links to the three files.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.util import logging as sphinx_logging
+
+logger = sphinx_logging.getLogger(__name__)
+
+FIGURE_SUBDIR = "figures"                    # -> _build/html/_static/figures/
+FIGURES_PAGE = "book/figures"                # files are written when this page is in the build
+
+
+def _figure_dir(app) -> Path:
+    return Path(app.outdir) / "_static" / FIGURE_SUBDIR
+
+
+def _experiments():
+    import dpolearn as dpl
+
+    return [dpl.experiments.get(i) for i in dpl.experiments.ids()
+            if dpl.experiments.get(i).plot is not None]
+
+
+class FiguresTable(nodes.General, nodes.Element):
+    """Placeholder replaced by the table once the page's relative URL is known."""
+
+
+class FiguresDirective(Directive):
+    has_content = False
+
+    def run(self):
+        return [FiguresTable()]
+
+
+def _link(href: str, text: str) -> str:
+    return f'<a class="reference external" href="{href}" download>{text}</a>'
+
+
+def _fill_tables(app, doctree, docname):
+    if not doctree.traverse(FiguresTable):
+        return
+    prefix = "../" * docname.count("/")
+    rows = []
+    for exp in _experiments():
+        base = f"{prefix}_static/{FIGURE_SUBDIR}/{exp.id}"
+        chapter = exp.chapter or ""
+        chapter_cell = (f'<a class="reference internal" href="{prefix}book/{chapter}.html">'
+                        f"{chapter}</a>" if chapter else "")
+        files = " · ".join(_link(f"{base}.{ext}", ext.upper()) for ext in ("svg", "png", "csv"))
+        title = exp.title.replace("&", "&amp;").replace("<", "&lt;")
+        rows.append(f"<tr><td><code>{exp.id}</code></td><td>{title}</td>"
+                    f"<td>{chapter_cell}</td><td>{files}</td></tr>")
+    html = ('<table class="table"><thead><tr><th>figure</th><th>what it shows</th>'
+            "<th>chapter</th><th>files</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table>")
+    for node in doctree.traverse(FiguresTable):
+        node.replace_self(nodes.raw("", html, format="html"))
+
+
+def _set_export_dir(app, config):
+    os.environ["DPOLEARN_FIGURE_DIR"] = str(_figure_dir(app))
+
+
+def _export_all(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    if FIGURES_PAGE not in app.env.found_docs:       # e.g. one chapter built alone
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import dpolearn as dpl
+
+    target = _figure_dir(app)
+    for exp in _experiments():
+        data = dpl.experiments.run(exp.id, progress=False)
+        fig = dpl.experiments.figure(exp.id, data)
+        try:
+            dpl.plotting.export(fig, exp.id, target)
+        finally:
+            plt.close(fig)
+    logger.info(f"dpolearn_figures: SVG, PNG and CSV of every experiment figure in {target}")
+
+
+def setup(app):
+    app.add_node(FiguresTable, html=(lambda self, node: None, lambda self, node: None))
+    app.add_directive("dpolearn-figures", FiguresDirective)
+    app.connect("config-inited", _set_export_dir)
+    app.connect("doctree-resolved", _fill_tables)
+    app.connect("build-finished", _export_all)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
