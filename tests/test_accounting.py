@@ -41,3 +41,24 @@ def test_zero_epsilon_record_allowed_but_negative_refused():
     assert PureDP(0.0).epsilon == 0.0
     with pytest.raises(ValueError, match="epsilon"):
         PureDP(-1.0)
+
+
+def test_approx_dp_admits_epsilon_zero_and_refuses_negative():
+    assert ApproxDP(0.0, 0.5).epsilon == 0.0
+    with pytest.raises(ValueError, match="epsilon"):
+        ApproxDP(-0.1, 0.5)
+
+
+def test_heterogeneous_advanced_composition():
+    from dpolearn.accounting import heterogeneous_advanced_composition
+
+    eps = np.array([0.3, 0.1, 0.05])
+    g = heterogeneous_advanced_composition(eps, 1e-6)
+    expected = np.sum(eps * np.expm1(eps)) + np.sqrt(2 * np.log(1e6) * np.sum(eps ** 2))
+    assert g.epsilon == pytest.approx(expected, rel=1e-14) and g.delta == 1e-6
+    # equal budgets: the homogeneous theorem
+    assert heterogeneous_advanced_composition([0.2] * 50, 1e-5).epsilon == pytest.approx(
+        advanced_composition(0.2, 0.0, 50, 1e-5).epsilon, rel=1e-13)
+    assert heterogeneous_advanced_composition([], 1e-5) == ApproxDP(0.0, 1e-5)
+    with pytest.raises(ValueError, match="epsilons"):
+        heterogeneous_advanced_composition([0.1, -0.1], 1e-5)

@@ -1,6 +1,6 @@
 """Tests of the privacy auditor (dpolearn/audit.py) and audits of every private object.
 
-Kinds of test, as in DESIGN.md:
+Kinds of test:
 * the statistics (Clopper-Pearson, the lower bound) pinned and cross-checked with scipy;
 * validity: on mechanisms whose epsilon is known exactly, the bound stays below it in
   repeated seeded trials at the stated confidence, and is tight for a well-chosen event;
@@ -19,6 +19,7 @@ from scipy import stats
 
 from dpolearn import audit as A
 from dpolearn.accounting import PureDP
+from dpolearn.envs import ReplayBandit
 from dpolearn.bandits import (DPTS, DPSE, DPUCB, AdaPKLUCB, AdaPUCB, AnytimeLazyUCB, DPTSUCB,
                               DPUCBBound, DPUCBInt, LazyDPTS, MTSGaussian, PrivateUCB)
 from dpolearn.bandits.dp_ts_ucb import dp_ts_ucb_gdp
@@ -147,13 +148,13 @@ def test_rnm_loss_approaches_two_epsilon_on_rare_events():
 # ---------------------------------------------------------------------------- replay, batching
 def test_replay_bandit_replays_the_table():
     table = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.25]])
-    env = A.ReplayBandit(table)
+    env = ReplayBandit(table)
     env.reset(3)
     assert env.pull_flat(np.array([0, 3, 4])).tolist() == [1.0, 0.0, 1.0]   # arms 0, 1, 0
     assert env.pull_flat(np.array([1, 2, 5])).tolist() == [1.0, 0.0, 1.0]   # arms 1, 0, 1
     assert env.pull_flat(np.array([0, 3, 4])).tolist() == [0.5, 0.25, 0.5]
     with pytest.raises(ValueError, match="rewards"):
-        A.ReplayBandit(np.array([[2.0, 0.0]]))
+        ReplayBandit(np.array([[2.0, 0.0]]))
 
 
 def test_sample_actions_shape_and_determinism():
@@ -177,12 +178,26 @@ def test_single_run_slices_behave_like_the_batch():
 
 
 # ---------------------------------------------------------------------------- broken variants
-class HalfNoiseLazyUCB(AnytimeLazyUCB):
-    """Broken: Laplace scale 1/(2 eps), same guarantee."""
+def _claiming_the_honest_guarantee(cls, noise_multiplier, **kwargs):
+    """A deliberately weakened policy (its noise times ``noise_multiplier``) that still claims
+    the guarantee of the honest configuration: what an audit must refute."""
+    class Lying(cls):
+        def reset(self, n_runs, n_arms, rng):
+            super().reset(n_runs, n_arms, rng)
+            self.honest_twin.reset(n_runs, n_arms, np.random.default_rng(0))   # K known
 
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
-        self.mean_._scale = self.mean_._scale / 2.0
+        @property
+        def guarantee(self):
+            return self.honest_twin.guarantee
+
+    policy = Lying(noise_multiplier=noise_multiplier, **kwargs)
+    policy.honest_twin = cls(**kwargs)
+    return policy
+
+
+def HalfNoiseLazyUCB(*, epsilon):
+    """Broken: Laplace scale 1/(2 eps), same guarantee."""
+    return _claiming_the_honest_guarantee(AnytimeLazyUCB, 0.5, epsilon=epsilon)
 
 
 class HalfNoiseAdaPUCB(AdaPUCB):
@@ -200,40 +215,19 @@ class HalfNoiseAdaPKLUCB(AdaPKLUCB):
     _close = HalfNoiseAdaPUCB._close
 
 
-class HalfNoiseNaiveFTNL(NaiveFTNL):
+def HalfNoiseNaiveFTNL(*, epsilon):
     """Broken: Laplace K/(2 eps) instead of K/eps, same claim."""
-
-    def _beta_row(self, eps, n_arms):
-        return n_arms / (2.0 * eps)
+    return _claiming_the_honest_guarantee(NaiveFTNL, 0.5, epsilon=epsilon)
 
 
-class HalfNoiseRNMFTNL(RNMFTNL):
+def HalfNoiseRNMFTNL(*, epsilon):
     """Broken: Laplace 1/eps (half the strict 2/eps) while still claiming epsilon."""
-
-    def __init__(self, *, epsilon):
-        super().__init__(epsilon=epsilon, scale=1.0)
-
-    @property
-    def guarantee(self):
-        return PureDP(epsilon=self.epsilon)
+    return _claiming_the_honest_guarantee(RNMFTNL, 0.5, epsilon=epsilon)
 
 
 def _counter_broken(cls, divide):
-    """Counter-based policy whose counters get ``divide`` times less noise."""
-    class Broken(cls):
-        def reset(self, n_runs, n_arms, rng):
-            super().reset(n_runs, n_arms, rng)
-            if isinstance(self, PrivateUCB):
-                self.noise_ = CounterNoise(n_runs, n_arms, kind="binary",
-                                           epsilon_tree=self._eps_tree * divide,
-                                           levels=self.levels, rng=rng)
-            else:
-                self.noise_ = CounterNoise(n_runs, n_arms, kind="hybrid",
-                                           epsilon_log=self._eps_log * divide,
-                                           epsilon_tree=self._eps_tree * divide,
-                                           tree_log_base=self.tree_log_base, rng=rng)
-    Broken.__name__ = f"Broken{cls.__name__}"
-    return Broken
+    """Counter-based policy whose counters get ``divide`` times less noise, same claim."""
+    return lambda **kwargs: _claiming_the_honest_guarantee(cls, 1.0 / divide, **kwargs)
 
 
 # (factory, family, horizon, n_trials). The counter policies pre-draw a large block of noise
@@ -330,8 +324,8 @@ def _mech_samplers():
 
     def lazy_mean(eps_scale):
         def sampler(x0, n, seq):
-            m = LazyDoublingPrivateMean(n, 1, epsilon=EPS, rng=np.random.default_rng(seq))
-            m._scale = m._scale * eps_scale
+            m = LazyDoublingPrivateMean(n, 1, epsilon=EPS, rng=np.random.default_rng(seq),
+                                        noise_multiplier=eps_scale)
             m.observe(np.zeros(n, dtype=int), np.full(n, x0))
             return m.mu_tilde[:, 0]
         return sampler
@@ -401,12 +395,10 @@ def test_white_box_dp_ts_ucb_and_broken_variant():
     led = A.whitebox_gdp(p, env, T, seed=0, normalised=True)
     assert led == pytest.approx(p.tight_gdp()) and led <= p.guarantee.mu
 
-    class HalfSD(DPTSUCB):                     # broken: posterior sd halved
-        def _posterior_sd(self, rows, n):
-            return 0.5 * super()._posterior_sd(rows, n)
-
-    q = HalfSD(alpha=alpha, horizon=T, track_privacy=True)
-    assert A.whitebox_gdp(q, env, T, seed=0, normalised=True) > p.guarantee.mu
+    q = DPTSUCB(alpha=alpha, horizon=T, track_privacy=True,
+                noise_multiplier=0.5)          # broken: posterior sd halved
+    led_q = A.whitebox_gdp(q, env, T, seed=0, normalised=True)
+    assert p.guarantee.mu < led_q <= q.guarantee.mu
 
 
 def test_white_box_mts_gaussian_and_broken_variant():
@@ -416,13 +408,10 @@ def test_white_box_mts_gaussian_and_broken_variant():
     led = A.whitebox_gdp(p, env, T, seed=0)
     assert 0.8 * p.guarantee.mu <= led <= p.guarantee.mu
 
-    class QuarterVariance(MTSGaussian):        # broken: variance c/4 in the draws
-        def reset(self, n_runs, n_arms, rng):
-            super().reset(n_runs, n_arms, rng)
-            self._sqrt_c = self._sqrt_c / 2.0
-
-    q = QuarterVariance(b=b, c=c, horizon=T, track_privacy=True)
-    assert A.whitebox_gdp(q, env, T, seed=0) > p.guarantee.mu
+    q = MTSGaussian(b=b, c=c, horizon=T, track_privacy=True,
+                    noise_multiplier=0.5)      # broken: variance c/4 in the draws
+    led_q = A.whitebox_gdp(q, env, T, seed=0)
+    assert p.guarantee.mu < led_q <= q.guarantee.mu
 
 
 class HalfNoiseIntervalMean(IntervalLaplaceMean):
@@ -561,3 +550,29 @@ def test_exact_epsilon_dispatch():
         A.exact_epsilon(ReportNoisyMax(epsilon=1.0), np.zeros(4), np.ones(4))
     with pytest.raises(TypeError, match="mechanism"):
         A.exact_epsilon("laplace", 1.0, 0.0)
+
+
+# ---------------------------------------------------------------------------- bad counts
+@pytest.mark.parametrize("call, name", [
+    (lambda: A.clopper_pearson(11, 10, 0.95), "k"),
+    (lambda: A.clopper_pearson(-1, 10, 0.95), "k"),
+    (lambda: A.clopper_pearson(2.5, 10, 0.95), "k"),
+    (lambda: A.clopper_pearson(2, 10, 1.5), "confidence"),
+    (lambda: A.clopper_pearson(2, 0, 0.95), "n"),
+    (lambda: A.epsilon_lower_bound(11, 10, 5, 10), "k1"),
+    (lambda: A.epsilon_lower_bound(5, 10, -2, 10), "k2"),
+    (lambda: A.epsilon_lower_bound(5, 10, 0.5, 10), "k2"),
+    (lambda: A.epsilon_lower_bound(5, 10, 5, 10, confidence=1.2), "confidence"),
+    (lambda: A.epsilon_lower_bound(5, 10, 5, 10, confidence=0.0), "confidence"),
+])
+def test_audit_statistics_refuse_bad_counts(call, name):
+    """Counts outside [0, n], fractional counts and confidences outside (0, 1) are errors
+    naming the parameter (they used to give NaN or an 'estimate = inf')."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+def test_audit_statistics_accept_integral_counts_of_any_integer_type():
+    lo, hi = A.clopper_pearson(np.int64(3), 10, 0.9)
+    assert (lo, hi) == A.clopper_pearson(3.0, 10, 0.9)
+    assert A.epsilon_lower_bound(0, 10, 0, 10) == (0.0, 0.0)

@@ -336,3 +336,37 @@ def test_hybrid_dp_inequality_on_neighbouring_streams_black_box():
     loss_h, se_h = _joint_event_log_ratio(
         lambda n, s: HybridCounter(n, epsilon=2 * eps, rng=s))
     assert loss_h > chan.guarantee.epsilon + 4.5 * se_h
+
+
+# ------------------------------------------------------------------ guarantees from the draws
+@pytest.mark.parametrize("base", [2, "e"])
+@pytest.mark.parametrize("split", ["chan", "paper"])
+@pytest.mark.parametrize("multiplier", [1.0, 0.5])
+def test_hybrid_guarantee_equals_the_loss_of_the_scales_drawn(base, split, multiplier):
+    """White-box: the first item of epoch k enters one logarithmic block (scale b_L) and k
+    tree nodes (scale b_B(k)), so its loss is 1/b_L + k/b_B(k), read from the scales the
+    counter actually draws with; the reported guarantee must equal it (dropping the 1/ln 2 of
+    the natural-log tree, or ignoring the noise multiplier, would not)."""
+    from dpolearn.mechanisms.counters import tree_scale_factor
+
+    eps = 0.8
+    h = HybridCounter(1, epsilon=eps, split=split, tree_log_base=base, rng=0,
+                      noise_multiplier=multiplier)
+    for _ in range(2 ** 5 + 1):                      # into epoch k = 5
+        h.step(1.0)
+    k = 5
+    loss = 1.0 / float(h.log_.noise_scale[0]) + k / float(h.tree_.noise_scale[0])
+    assert float(h.guarantee.epsilon) == pytest.approx(loss, rel=1e-12)
+    expected = (eps / 2 if split == "chan" else eps) * (1 + 1 / tree_scale_factor(base))
+    assert loss == pytest.approx(expected / multiplier, rel=1e-12)
+    noise = CounterNoise(1, 1, kind="hybrid", epsilon_log=h.epsilon_log, tree_log_base=base,
+                         epsilon_tree=h.epsilon_tree, noise_multiplier=multiplier, rng=0)
+    cn_loss = 1.0 / noise.b_log[0] + k / noise.tree_noise_scale(k)[0]
+    assert float(noise.guarantee.epsilon) == pytest.approx(cn_loss, rel=1e-12)
+    assert cn_loss == pytest.approx(loss, rel=1e-12)
+
+
+def test_binary_counter_noise_multiplier():
+    c = BinaryCounter(1, epsilon=1.0, levels=4, noise_multiplier=0.5, rng=0)
+    assert float(c.noise_scale[0]) == 2.0                    # levels / eps * 0.5
+    assert c.guarantee == PureDP(2.0)                        # levels nodes of scale 2

@@ -169,20 +169,9 @@ def test_dp_ucb_int_release_noise_scale_and_half_noise_caught():
     tol = 4.5 / math.sqrt(2 * n_runs)
     assert abs(mean_abs_ratio(DPUCBInt(epsilon=eps, v=v)) - 1) < tol
 
-    class Half(DPUCBInt):
-        def reset(self, n_runs, n_arms, rng):
-            super().reset(n_runs, n_arms, rng)
-            self.mean_._rng = _HalfRng(rng)
-
-    assert abs(mean_abs_ratio(Half(epsilon=eps, v=v)) - 1) > tol
-
-
-class _HalfRng:
-    def __init__(self, rng):
-        self._rng = rng
-
-    def laplace(self, loc, scale, size=None):
-        return self._rng.laplace(loc, scale / 2, size=size)
+    half = DPUCBInt(epsilon=eps, v=v, noise_multiplier=0.5)
+    assert abs(mean_abs_ratio(half) - 1) > tol
+    assert half.guarantee.epsilon > DPUCBInt(epsilon=eps, v=v).guarantee.epsilon
 
 
 def test_dp_ucb_int_from_target_and_guarantee():
@@ -318,3 +307,47 @@ def test_fast_counter_path_agrees_with_incremental_counters(cls):
     pa, pb = fast.pulls.mean(0), ref.pulls.mean(0)
     sdp = np.sqrt((fast.pulls.var(0, ddof=1) + ref.pulls.var(0, ddof=1)) / n)
     assert np.all(np.abs(pa - pb) < 4.5 * sdp + 1e-9)
+
+
+# ------------------------------------------------------------------ guarantees from the draws
+@pytest.mark.parametrize("cls", [DPUCB, DPUCBBound])
+@pytest.mark.parametrize("base", [2, "e"])
+def test_guarantee_is_the_loss_of_the_counter_noise_drawn(cls, base):
+    """White-box: the worst item (first of an epoch k) costs 1/b_L + k/b_B(k) with the scales
+    the policy's counters draw with; the guarantee must equal it, with and without a noise
+    multiplier (a dropped 1/ln 2 for the natural-log tree would show here)."""
+    for multiplier in (1.0, 0.25):
+        p = cls(epsilon=0.6, tree_log_base=base, noise_multiplier=multiplier)
+        p.reset(2, 3, np.random.default_rng(0))
+        k = 7
+        loss = 1.0 / p.noise_.b_log + k / p.noise_.tree_noise_scale(k)
+        np.testing.assert_allclose(p.guarantee.epsilon, loss, rtol=1e-12)
+
+
+def test_private_ucb_guarantee_is_the_tree_loss_drawn():
+    p = PrivateUCB(epsilon=0.6, horizon=100, noise_multiplier=0.5)
+    p.reset(1, 3, np.random.default_rng(0))
+    loss = p.levels / p.noise_.tree_noise_scale(0)[0]        # one item in every level
+    assert float(p.guarantee.epsilon) == pytest.approx(loss, rel=1e-12)
+    assert float(p.guarantee.epsilon) == pytest.approx(2 * 0.6 / 3)
+
+
+def test_dp_ucb_int_index_names_and_round_trip():
+    p = DPUCBInt(epsilon=0.01, index="frozen", delta_prime=1e-6, noise_multiplier=0.5)
+    again = eval(repr(p), {"DPUCBInt": DPUCBInt})
+    assert again.params() == p.params() and again.guarantee == p.guarantee
+    assert DPUCBInt(epsilon=0.01, index_mode="A").index == "alg3"     # the older spelling
+    with pytest.raises(ValueError, match="index"):
+        DPUCBInt(epsilon=0.01, index="A")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DPUCB(epsilon=0.5, split="paper", tree_log_base="e", noise_multiplier=0.5),
+    lambda: DPUCBBound(epsilon=np.array([0.5, 1.0])),
+    lambda: PrivateUCB(epsilon=1.0, horizon=64, variant="MT_noK"),
+])
+def test_repr_round_trips(make):
+    p = make()
+    again = eval(repr(p), {"DPUCB": DPUCB, "DPUCBBound": DPUCBBound, "PrivateUCB": PrivateUCB,
+                           "array": np.array})
+    assert repr(again) == repr(p) and again.guarantee == p.guarantee

@@ -1,7 +1,7 @@
 """Tests of DP-TS (Hu and Hegde 2022, Algorithm 1) and the hu2022 experiments.
 
 Kinds: (a) unit tests pinning the bonus, the block schedule and the noise bookkeeping of
-spec 002 section 2.2 (with a "unit-noise" generator whose Laplace draws equal their scale, so
+Algorithm 1 and its Remarks (with a "unit-noise" generator whose Laplace draws equal their scale, so
 every noise shows up exactly); (b) seeded statistical tests with tolerances from the sample
 size; (c) white-box privacy accounting on neighbouring reward streams, with broken variants
 that must be caught; (d) batch-vs-single-run and epsilon-sweep consistency.
@@ -90,7 +90,7 @@ def test_bonus_formula():
     assert BONUS_CONSTANT == pytest.approx(16.970562748477143, rel=1e-15)
     # v = 6 sqrt 8 log2(O+1) log2(t) / (eps O), hand-computed values
     assert dpts_bonus(1.0, 1, 6) == pytest.approx(6 * math.sqrt(8) * 1 * math.log2(6), rel=1e-14)
-    assert dpts_bonus(500.0, 1, 6) == pytest.approx(0.08775, abs=5e-5)            # spec 002 2.2
+    assert dpts_bonus(500.0, 1, 6) == pytest.approx(0.08775, abs=5e-5)            # 6 sqrt8 log2(2) log2(6) / 500
     assert dpts_bonus(500.0, 1000, 10**5) == pytest.approx(0.005623, abs=5e-6)
     assert dpts_bonus(2.0, 7, 1024) == pytest.approx(6 * math.sqrt(8) * 3 * 10 / 14, rel=1e-14)
     assert dpts_bonus(np.inf, 5, 100) == 0.0
@@ -113,7 +113,7 @@ def test_policy_bonus_and_posterior_use_total_pulls():
 
 
 # --------------------------------------------------------------------------- schedule
-SCHEDULE = {  # O_j: (r_j, observations in C_j, |Psi_j|, #Lap(2/eps) in C, #BM noises) spec 002
+SCHEDULE = {  # O_j: (r_j, observations in C_j, |Psi_j|, #Lap(2/eps) in C, #BM noises), Remarks after Algorithm 1
     1: (0, 1, 0, 1, 0), 2: (0, 1, 1, 1, 1), 3: (1, 3, 0, 2, 0), 4: (1, 3, 1, 2, 1),
     5: (1, 3, 2, 2, 1), 6: (1, 3, 3, 2, 2), 7: (2, 7, 0, 3, 0), 8: (2, 7, 1, 3, 1),
     14: (2, 7, 7, 3, 3), 15: (3, 15, 0, 4, 0),
@@ -339,15 +339,34 @@ def test_privacy_each_half_is_half_epsilon_and_total_epsilon():
     assert DPTS(epsilon=eps).guarantee == PureDP(worst_c + worst_b)
 
 
-@pytest.mark.parametrize("field", ["_tree_share", "_log_share"])
+@pytest.mark.parametrize("field", ["tree_share", "log_share"])
 def test_privacy_broken_variant_with_half_the_noise_is_caught(field):
     """Giving either half the whole epsilon (half the Laplace scale) breaks eps-DP: the same
-    accounting finds a round whose privacy loss exceeds eps."""
-    broken = type("Broken", (RecordingDPTS,), {field: 1.0})
+    accounting finds a round whose privacy loss exceeds eps, and the variant's own guarantee
+    (composed from its two parts) reports that larger loss honestly."""
+    def broken(**kwargs):
+        return RecordingDPTS(**kwargs, **{field: 1.0})
     eps = 0.9
     arms, x = _pulls()
     worst = max(sum(privacy_loss(broken, eps, arms, x, h)) for h in range(1, len(x) + 1))
     assert worst > eps * 1.2
+    assert worst <= DPTS(epsilon=eps, **{field: 1.0}).guarantee.epsilon + 1e-12
+
+
+def test_privacy_noise_multiplier_reported_honestly():
+    """Half of every Laplace scale: the white-box loss doubles and so does the guarantee."""
+    def broken(**kwargs):
+        return RecordingDPTS(**kwargs, noise_multiplier=0.5)
+    eps = 0.9
+    arms, x = _pulls()
+    worst = max(sum(privacy_loss(broken, eps, arms, x, h)) for h in range(1, len(x) + 1))
+    assert worst == pytest.approx(2 * eps)
+    assert DPTS(epsilon=eps, noise_multiplier=0.5).guarantee == PureDP(2 * eps)
+
+
+def test_bernoulli_trick_must_be_a_bool():
+    with pytest.raises(TypeError, match="bernoulli_trick"):
+        DPTS(epsilon=1.0, bernoulli_trick="no")
 
 
 def test_decisions_read_only_released_values():

@@ -73,7 +73,7 @@ def test_log_delta_increasing_in_mu(eps):
 
 # ------------------------------------------------------------------ round trips
 _EPS_GRID = [1e-3, 0.1, 1.0, 3.0, 30.0, 300.0, 3e3, 1e5]
-# DESIGN.md "GDP conversion range": the float round trip applies where delta lies in
+# The float round trip applies where delta lies in
 # (1e-300, 1 - 1e-12); the cells are chosen at collection time, so none is skipped.
 _IN_RANGE = [(e, m) for m in MUS for e in _EPS_GRID
              if 1e-300 < math.exp(gdp_log_delta(e, m)) < 1 - 1e-12]
@@ -298,3 +298,100 @@ def test_invalid_inputs(func, args, exc, word):
 def test_compose_needs_arguments():
     with pytest.raises(ValueError, match="at least one"):
         gdp_compose()
+
+
+# ------------------------------------------------------------------ 50-digit reference values
+mpmath = pytest.importorskip("mpmath")   # listed in requirements-test.txt; never skipped in CI
+
+_MP_MUS = np.geomspace(1e-8, 1e3, 12)
+_MP_EPS = np.concatenate([[0.0], np.geomspace(1e-8, 1e10, 19)])
+
+
+def _mp_log_delta(eps: float, mu: float):
+    """log delta(eps) of mu-GDP in 50-digit arithmetic.
+
+    Where delta is close to 1 (a > 0) the complement 1 - delta = Phi(-a) + e^eps Phi(b) is
+    summed without cancellation; elsewhere the difference Phi(a) - e^eps Phi(b) cancels at
+    most about 26 digits on this grid (mu = 1e-8, eps = 1e10), leaving more than 20.
+    """
+    with mpmath.workdps(50):
+        e, m = mpmath.mpf(eps), mpmath.mpf(mu)
+        a = -e / m + m / 2
+        b = a - m
+        if a > 0:
+            return mpmath.log1p(-(mpmath.ncdf(-a) + mpmath.exp(e) * mpmath.ncdf(b)))
+        return mpmath.log(mpmath.ncdf(a) - mpmath.exp(e) * mpmath.ncdf(b))
+
+
+def test_log_delta_matches_50_digit_reference_over_the_whole_domain():
+    """mu from 1e-8 to 1e3, eps from 0 to 1e10. Tolerance: every step is a few-ulp operation
+    (log_ndtr, erfcx, log1p/expm1; where the log-ratio of Mills ratios is small it is a
+    16-point Gauss-Legendre integral of a smooth integrand varying by under 10 %, exact to
+    rounding), and the two terms of log delta have the same sign, so no cancellation
+    amplifies them: a relative error of 1e-12 leaves a margin of about 100 over the ~50
+    roundings. Where log delta is below the smallest double in magnitude (delta = 1 to
+    machine precision) the value must be 0 or that tiny."""
+    worst = 0.0
+    for mu in _MP_MUS:
+        ours = np.asarray(gdp_log_delta(_MP_EPS, mu))
+        assert np.all(np.isfinite(ours)) and np.all(ours <= 0)
+        for e, o in zip(_MP_EPS, ours):
+            ref = _mp_log_delta(float(e), float(mu))
+            err = abs(mpmath.mpf(float(o)) - ref)
+            assert err <= 1e-12 * abs(ref) + 1e-300, (mu, e, o, ref)
+            if abs(ref) > 1e-300:
+                worst = max(worst, float(err / abs(ref)))
+    assert worst < 1e-12
+
+
+def test_log_delta_tiny_mu_squared_over_eps_is_finite():
+    """The cancellation case: mu = 1e-8, eps = 1 was -inf before (delta ~ e^{-5e15})."""
+    ld = gdp_log_delta(1.0, 1e-8)
+    assert np.isfinite(ld)
+    assert ld == pytest.approx(float(_mp_log_delta(1.0, 1e-8)), rel=1e-12)
+
+
+@pytest.mark.parametrize("mu", [1e-6, 1e-2, 1.0, 30.0, 1e3])
+def test_epsilon_from_log_delta_round_trip_against_the_reference(mu):
+    """eps -> 50-digit log delta -> gdp_epsilon_from_log_delta recovers eps. Brent stops at
+    4 ulp of eps; the reference is rounded to a double (relative 1e-16), which moves eps by
+    at most its condition number |d log delta / d eps| |log delta| / eps times that, below
+    1e-4 on this grid (eps >= 1e-2), so 1e-9 is a safe relative tolerance."""
+    for eps in (1e-2, 1.0, 1e2, 1e5, 1e10):
+        target = float(_mp_log_delta(eps, mu))
+        if target > -1e-300:                 # delta rounds to 1: no eps to recover
+            continue
+        assert gdp_epsilon_from_log_delta(target, mu) == pytest.approx(eps, rel=1e-9)
+
+
+def test_pure_dp_to_gdp_finite_for_huge_epsilon():
+    """Phi(-mu/2) = 1/(1 + e^eps) in 50-digit arithmetic for eps up to 1e10 (returned inf
+    for eps >= 710 before); mu is about 2 sqrt(2 eps) there. log Phi(-mu/2) ~ -mu^2/8 has
+    relative condition 2 in mu, and ndtri_exp is accurate to ~1e-14: tolerance 1e-11."""
+    for eps in (1e-3, 0.5, 10.0, 709.0, 710.0, 800.0, 1e5, 1e10):
+        mu = pure_dp_to_gdp(eps)
+        assert np.isfinite(mu)
+        with mpmath.workdps(50):
+            lhs = mpmath.log(mpmath.ncdf(-mpmath.mpf(mu) / 2))
+            rhs = -mpmath.log1p(mpmath.exp(mpmath.mpf(eps)))
+        assert float(abs(lhs - rhs) / abs(rhs)) < 1e-11, eps
+        if eps >= 710:
+            assert 0.99 < mu / (2 * math.sqrt(2 * eps)) <= 1.0
+
+
+def test_tradeoff_gaussian_tiny_type_one_error_uses_the_lower_tail():
+    """G_mu(1e-20) at mu = 20 is about 5e-27 (it was 1.0 through ndtri(1 - x)). The reference
+    solves Phi(-z) = x in 50 digits; ndtri is accurate to ~1e-15 relative and G's log-slope in
+    z is |z - mu| ~ 11, so relative 1e-11 is safe."""
+    x, mu = 1e-20, 20.0
+    with mpmath.workdps(50):
+        z = mpmath.findroot(lambda v: mpmath.ncdf(-v) - mpmath.mpf(x), 9.0)
+        ref = float(mpmath.ncdf(z - mu))
+    assert tradeoff_gaussian(x, mu) == pytest.approx(ref, rel=1e-11)
+    assert 1e-28 < ref < 1e-26
+
+
+def test_gdp_to_approx_admits_epsilon_zero():
+    """delta = 0.5 exceeds delta(0) = 2 Phi(1/2) - 1 = 0.383 at mu = 1: eps = 0 suffices."""
+    g = gdp_to_approx(1.0, 0.5)
+    assert g.epsilon == 0.0 and g.delta == 0.5

@@ -119,7 +119,7 @@ def test_theorem12_privacy_term_is_0_0098_lnK_over_eps():
     for K, eps in [(4, 0.1), (5, 0.25), (100, 1.0)]:
         assert math.isclose(lb.hu2021_privacy_regret_lower_bound(K, eps, 0.1),
                             0.0098 * math.log(K) / eps, rel_tol=1e-12)
-    # spec 000 §6.4: K = 5, eps = 0.25 gives about 0.063
+    # Theorem 12 of Hu, Huang, Mehta and Hegde: K = 5, eps = 0.25 gives 0.0098 ln 5 / 0.25 = 0.063
     assert round(lb.hu2021_privacy_regret_lower_bound(5, 0.25), 3) == 0.063
     eps = np.geomspace(0.01, 2, 30)
     assert np.all(np.diff(lb.hu2021_privacy_regret_lower_bound(8, eps, 0.1)) < 0)
@@ -157,7 +157,7 @@ def test_cyclic_instances_structure():
     (1024, 57.312, 4.836, 57.665, 5.333),
 ])
 def test_wu_reference_values(K, lb_inf_01, lb_inf_1, sum_01, sum_1):
-    # reference table of spec 003 §5 (derived there independently)
+    # reference values of Wu and Wang's bound, computed independently by direct summation
     assert round(lb.wu2025_regret_lower_bound(K, 0.1), 3) == pytest.approx(lb_inf_01, abs=1e-3)
     assert round(lb.wu2025_regret_lower_bound(K, 1.0), 3) == pytest.approx(lb_inf_1, abs=1e-3)
     assert lb.wu2025_regret_lower_bound_sum(K, 0.1, 100)[-1] == pytest.approx(sum_01, abs=1e-3)
@@ -433,3 +433,10 @@ def test_regret_eps_experiment_summary_has_one_epsilon_per_row(monkeypatch):
     assert [r["n_runs"] for r in private[:2]] == [exp.HU_K * 2] * 2
     assert all(res.guarantee.epsilon == e for res, e in zip(data["RNM-FTNL"], (0.1, 1.0)))
     assert {r["algorithm"] for r in rows if r["epsilon"] == ""} == {"FTL", "Hedge"}
+
+
+def test_lai_robbins_constant_and_bound():
+    means = [0.9, 0.6, 0.5]
+    c = lb.lai_robbins_constant(means)
+    assert c == pytest.approx(0.3 / kl_bernoulli(0.6, 0.9) + 0.4 / kl_bernoulli(0.5, 0.9))
+    assert lb.lai_robbins_lower_bound(means, 1000) == pytest.approx(c * np.log(1000))

@@ -128,3 +128,110 @@ def test_exponential_mechanism_probabilities_and_sampling():
     freq = np.bincount(em.select(np.broadcast_to(u, (N, 3)), rng=6), minlength=3) / N
     assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / N))
     assert em.guarantee == PureDP(1.0)
+
+
+# ------------------------------------------------------------------ exact laws: fast vs oracle
+def _quadrature_selection_probabilities(scores, noise, scale):
+    """Test oracle: P(argmax = i) = int f(z) prod_{j != i} F((s_i - s_j)/b + z) dz by adaptive
+    quadrature, split at the kinks of the integrand (slow: about 0.5 s for K = 4)."""
+    from scipy import integrate
+
+    from dpolearn.mechanisms import NOISE_FAMILIES
+
+    x = np.asarray(scores, dtype=float) / scale
+    dist = NOISE_FAMILIES[noise]
+    lo, _ = dist.support()
+    probs = np.empty(x.size)
+    for i in range(x.size):
+        diff = x[i] - np.delete(x, i)
+
+        def integrand(z, diff=diff):
+            return dist.pdf(z) * np.prod(dist.cdf(diff + z))
+
+        kinks = sorted({0.0, *(-diff).tolist()})
+        edges = [max(lo, -60.0)] + [k for k in kinks if lo < k < 60.0] + [60.0]
+        probs[i] = sum(integrate.quad(integrand, a, b, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
+                       for a, b in zip(edges[:-1], edges[1:]))
+    return probs / probs.sum()
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+@pytest.mark.parametrize("scores", [(0.0, 0.0), (1.0, 0.0, -0.5), (3.0, 2.0, 2.5, 4.0),
+                                    (0.0, 0.2, 0.2, -7.0, 1.0)])
+def test_fast_selection_probabilities_agree_with_quadrature(noise, scores):
+    """The Gauss-Legendre method of ReportNoisyMax against adaptive quadrature of the same
+    integral (absolute tolerance 1e-11: quad's own requested accuracy is 1e-13 per piece)."""
+    rnm = ReportNoisyMax(scale=0.7, noise=noise)
+    fast = rnm.selection_probabilities(scores)
+    slow = _quadrature_selection_probabilities(scores, noise, 0.7)
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-11)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential", "gumbel"])
+def test_noise_difference_tail_is_the_two_action_selection_law(noise):
+    """P(Z_2 - Z_1 > x) = P(action 1 wins) for scores (x, 0): closed form against quadrature."""
+    from dpolearn.mechanisms.noisy_max import noise_difference_sf
+
+    for x in (-3.0, -0.4, 0.0, 0.4, 3.0):
+        rnm = ReportNoisyMax(scale=1.3, noise=noise)
+        exact = _quadrature_selection_probabilities([x, 0.0], noise, 1.3)[1]
+        assert noise_difference_sf(x, noise, 1.3) == pytest.approx(exact, abs=1e-11)
+        assert rnm.difference_sf(x) == pytest.approx(exact, abs=1e-11)
+
+
+def test_selection_probabilities_noiseless_limit_and_bad_scores():
+    from dpolearn.mechanisms.noisy_max import selection_probabilities
+
+    assert selection_probabilities([1.0, 3.0, 3.0], "laplace", 0.0).tolist() == [0.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="scores"):
+        selection_probabilities([1.0], "laplace", 1.0)
+
+
+# ------------------------------------------------------------------ knobs and bad input
+@pytest.mark.parametrize("make", [
+    lambda: ReportNoisyMax(epsilon=1.0, monotone="no"),
+    lambda: ReportNoisyMax(epsilon=1.0, monotone=1),
+    lambda: ExponentialMechanism(epsilon=1.0, monotone="yes"),
+])
+def test_boolean_options_must_be_real_bools(make):
+    with pytest.raises(TypeError, match="monotone"):
+        make()
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential", "gumbel"])
+def test_noise_multiplier_reports_the_true_epsilon(noise):
+    """Half the noise: the exact privacy loss on a worst-case pair (every score moving by 1,
+    in opposite directions) exceeds the honest epsilon, and stays within the reported one."""
+    honest = ReportNoisyMax(epsilon=1.0, noise=noise)
+    weak = ReportNoisyMax(epsilon=1.0, noise=noise, noise_multiplier=0.5)
+    assert weak.noise_scale == honest.noise_scale / 2
+    assert weak.guarantee == PureDP(2.0)
+    s = np.array([0.0, 0.0, 0.0])
+    worst = max(weak.max_privacy_loss(s + shift, s + shift + np.r_[1.0, -1.0, -1.0])
+                for shift in (np.r_[0.0, 2.0, 2.0], np.r_[0.0, 5.0, 5.0], np.r_[4.0, 0.0, 0.0]))
+    assert 1.0 < worst <= weak.guarantee.epsilon + 1e-9
+
+
+def test_laplace_and_gaussian_noise_multiplier():
+    lap = LaplaceMechanism(epsilon=0.5, noise_multiplier=0.25)
+    assert lap.noise_scale == 0.5 and lap.guarantee == PureDP(2.0)
+    # the density ratio in the tails is exactly |v - v'| / b
+    assert lap.privacy_loss(10.0, 1.0, 0.0) == pytest.approx(1.0 / lap.noise_scale)
+    g = GaussianMechanism(sigma=2.0, noise_multiplier=0.5)
+    assert g.noise_scale == 1.0 and g.guarantee == GaussianDP(1.0)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        LaplaceMechanism(epsilon=1.0, noise_multiplier=0.0)
+
+
+@pytest.mark.parametrize("mech", [
+    ReportNoisyMax(epsilon=0.5, noise="gumbel", monotone=True),
+    ReportNoisyMax(scale=3.0, sensitivity=2.0, noise_multiplier=0.5),
+    LaplaceMechanism(epsilon=0.25, sensitivity=2.0),
+    LaplaceMechanism(epsilon=0.25, noise_multiplier=0.5),
+    GaussianMechanism(sigma=1.5, noise_multiplier=2.0),
+])
+def test_repr_round_trips(mech):
+    again = eval(repr(mech), {"ReportNoisyMax": ReportNoisyMax, "LaplaceMechanism": LaplaceMechanism,
+                              "GaussianMechanism": GaussianMechanism})
+    assert repr(again) == repr(mech) and again.guarantee == mech.guarantee
+    assert again.noise_scale == mech.noise_scale

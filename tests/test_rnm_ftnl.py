@@ -6,7 +6,7 @@ import dpolearn as dpl
 from dpolearn.accounting import PureDP
 from dpolearn.fullinfo import NaiveFTNL, RNMFTNL
 from dpolearn.fullinfo.epoch_sim import privacy_loss_two_actions, rnm_probabilities
-from dpolearn.fullinfo.rnm_ftnl import SCALE_FACTORS, VARIANTS, epoch_bounds, epoch_of, n_epochs
+from dpolearn.fullinfo.rnm_ftnl import SCALE_FACTORS, WU2025_TABLE2, epoch_bounds, epoch_of, n_epochs
 from dpolearn.mechanisms import ReportNoisyMax
 
 NOISES = ("laplace", "exponential", "gumbel")
@@ -78,7 +78,7 @@ def test_forgetting_older_epochs_do_not_matter(resample):
 @pytest.mark.parametrize("noise", NOISES)
 def test_noise_scale_of_named_scales(scale, noise):
     eps = np.array([0.25, 1.0, 4.0])
-    p = RNMFTNL(epsilon=eps, noise=noise, scale=scale)
+    p = RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale)
     p.reset(3, 4, np.random.default_rng(0))
     c = {"strict": 2.0, "hu2021": 1.0, "wu2025": 1.0 if noise == "exponential" else 2.0}[scale]
     np.testing.assert_allclose(p.beta_[:, 0], c / eps)
@@ -88,7 +88,7 @@ def test_noise_scale_of_named_scales(scale, noise):
 
 def test_presets_and_variants():
     hu = RNMFTNL.hu2021(epsilon=0.5)
-    assert (hu.noise, hu.scale_factor, hu.first_action, hu.resample) == ("laplace", 1.0, "first", False)
+    assert (hu.noise, hu.noise_factor_value, hu.first_action, hu.resample) == ("laplace", 1.0, "first", False)
     assert hu.guarantee == PureDP(epsilon=1.0) and hu.paper_claim == PureDP(epsilon=0.5)
     assert hu.beta() == 2.0
     wu = {n: RNMFTNL.wu2025(epsilon=1.0, noise=n) for n in NOISES}
@@ -98,11 +98,12 @@ def test_presets_and_variants():
     assert all(p.resample and p.first_action == "uniform" for p in wu.values())
     strict = RNMFTNL(epsilon=1.0)
     assert (strict.noise, strict.beta(), strict.first_action, strict.resample) == ("laplace", 2.0, "uniform", False)
-    for name, (resample, noise, _) in VARIANTS.items():
-        p = RNMFTNL.variant(name, epsilon=1.0, scale="strict")
+    for name, (resample, noise, _) in WU2025_TABLE2.items():
+        p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor="strict", resample=resample)
         assert (p.resample, p.noise, p.beta(), p.guarantee) == (resample, noise, 2.0, PureDP(epsilon=1.0))
-    custom = RNMFTNL(epsilon=2.0, scale=3.0)
+    custom = RNMFTNL(epsilon=2.0, noise_factor=3.0)
     assert custom.beta() == 1.5 and custom.guarantee == PureDP(epsilon=4.0 / 3.0)
+    assert RNMFTNL(epsilon=2.0, scale=3.0).noise_factor == 3.0        # the older keyword
 
 
 def test_naive_ftnl_scale_is_K_over_epsilon():
@@ -118,7 +119,7 @@ def test_naive_ftnl_scale_is_K_over_epsilon():
 def test_noisy_leader_frequencies_match_exact_probabilities(noise, scale):
     n = 40_000
     G = np.array([3.0, 2.0, 2.5, 4.0])
-    p = RNMFTNL(epsilon=1.0, noise=noise, scale=scale)
+    p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor=scale)
     p.reset(n, 4, np.random.default_rng(3))
     freq = np.bincount(p.noisy_leader(np.broadcast_to(G, (n, 4))), minlength=4) / n
     exact = rnm_probabilities(-G, noise, p.beta())
@@ -209,7 +210,7 @@ def test_epsilon_array_length_checked():
 
 # --- privacy on neighbouring loss sequences ---------------------------------------------------
 def neighbouring_pair():
-    """K = 2, epoch 2 (rounds 2, 3): G = (1, 1) versus G' = (2, 0) (spec 003 Section 3.3)."""
+    """K = 2, epoch 2 (rounds 2, 3): G = (1, 1) versus G' = (2, 0) (the two-action example of Wu and Wang 2025)."""
     a = np.array([[0.5, 0.5], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
     b = a.copy()
     b[1] = [1.0, 0.0]
@@ -235,14 +236,14 @@ def test_exact_privacy_loss_paper_scale_exceeds_epsilon(noise, scale):
         assert worst <= 2 * eps * (1 + 1e-9)
 
 
-def test_privacy_loss_table_spec003():
-    # Spec 003 Section 3.3, pair G = (1, 1) vs (2, 0) (score difference 0 vs 2).
+def test_privacy_loss_table_two_actions():
+    # Pair G = (1, 1) vs (2, 0) (score difference 0 vs 2), closed forms evaluated by hand.
     table = {("exponential", 1): (1.000, 2.000, 4.000), ("exponential", 2): (0.500, 1.000, 2.000),
              ("gumbel", 2): (0.281, 0.620, 1.434), ("laplace", 2): (0.277, 0.595, 1.307)}
     for (noise, c), expected in table.items():
         got = [float(privacy_loss_two_actions(0.0, noise=noise, beta=c / e)) for e in (0.5, 1, 2)]
         np.testing.assert_allclose(got, expected, atol=6e-4)
-    # Spec 000 AMBIG-5: Lap(1/eps), eps = 1, score differences 10 vs 12: (6/7) e^2 -> 1.846.
+    # Erratum reading-hu2021-rnm-scale: Lap(1/eps), eps = 1, score differences 10 vs 12: (6/7) e^2 -> 1.846.
     assert abs(float(privacy_loss_two_actions(10.0, noise="laplace", beta=1.0)) -
                np.log(6 / 7 * np.e ** 2)) < 1e-12
 
@@ -266,8 +267,8 @@ def test_policy_on_neighbouring_sequences(noise, scale, expect):
     # at most eps for the strict scales.
     a, b = neighbouring_pair()
     n, eps = 200_000, 1.0
-    fa = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, scale=scale), a, n, seed=1)[3] == 0)
-    fb = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, scale=scale), b, n, seed=2)[3] == 0)
+    fa = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale), a, n, seed=1)[3] == 0)
+    fb = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale), b, n, seed=2)[3] == 0)
     beta = SCALE_FACTORS[scale][noise] / eps
     pa = rnm_probabilities(np.array([-1.0, -1.0]), noise, beta)[0]
     pb = rnm_probabilities(np.array([-2.0, 0.0]), noise, beta)[0]
@@ -280,3 +281,31 @@ def test_policy_on_neighbouring_sequences(noise, scale, expect):
         assert exact <= eps
     se_log = np.sqrt((1 - fa) / (n * fa) + (1 - fb) / (n * fb))
     assert abs(np.log(fa / fb) - exact) < 4.5 * se_log
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RNMFTNL(epsilon=0.5, noise="gumbel", noise_factor="wu2025", resample=True),
+    lambda: RNMFTNL(epsilon=0.5, noise_factor=3.0, first_action="first", noise_multiplier=0.5),
+    lambda: NaiveFTNL(epsilon=0.25, first_action="first"),
+    lambda: NaiveFTNL(epsilon=0.25, noise_multiplier=2.0),
+])
+def test_repr_round_trips(make):
+    p = make()
+    again = eval(repr(p), {"RNMFTNL": RNMFTNL, "NaiveFTNL": NaiveFTNL})
+    assert repr(again) == repr(p) and again.guarantee == p.guarantee
+    assert again.beta(4) == p.beta(4)
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_noise_multiplier_guarantee_is_the_exact_rnm_loss(noise):
+    """Half of beta: the exact loss of the epoch's report-noisy-max on a worst-case pair of
+    epoch sums (every coordinate moved by 1, in opposite directions) exceeds epsilon and is
+    within the reported guarantee, 2 epsilon."""
+    p = RNMFTNL(epsilon=1.0, noise=noise, noise_multiplier=0.5)
+    rnm = ReportNoisyMax(scale=float(p.beta(3)), noise=noise)
+    G = np.array([0.0, 3.0, 3.0])
+    worst = rnm.max_privacy_loss(-G, -(G + np.r_[-1.0, 1.0, 1.0]))
+    assert 1.0 < worst <= float(p.guarantee.epsilon) + 1e-9
+    assert p.guarantee == PureDP(2.0)
+    with pytest.raises(TypeError, match="resample"):
+        RNMFTNL(epsilon=1.0, resample="no")

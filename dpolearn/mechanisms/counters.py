@@ -709,6 +709,13 @@ class CounterNoise:
                                     noise_multiplier=self.noise_multiplier)
         return PureDP(epsilon=scalar_if_uniform(self.eps_tree / self.noise_multiplier))
 
+    def tree_noise_scale(self, k) -> np.ndarray:
+        """Laplace scale of the tree nodes actually drawn, per row: ``k * m c / epsilon_tree``
+        for the epoch-k tree (hybrid) or ``m * levels / epsilon_tree`` (binary, k ignored)."""
+        if self.kind == "binary":
+            return self.b_node.copy()
+        return k * self._inv_eps_tree
+
     def _grow_tables(self, n_max):
         self._lowbit, self._log2, self._pow2 = _bit_tables(n_max)
         width = self.node.shape[-1]
