@@ -150,6 +150,76 @@ def quick_book(book_build) -> BookBuild:
     return book_build
 
 
+# ------------------------------------------------------------------ the student edition
+
+STUDENT = ROOT / "_build" / "student"
+STUDENT_HTML = STUDENT / "_build" / "html"
+STUDENT_STAMP = STUDENT / "dpolearn-test-build.json"
+STUDENT_LOCK = ROOT / "_build" / "student-build.lock"
+
+
+def _run_student_build() -> BookBuild:
+    """``make student-book`` at quick scale (tools/editions.py student)."""
+    env = dict(os.environ, DPOLEARN_SCALE="quick", DPOLEARN_PROGRESS="0")
+    cmd = [sys.executable, str(ROOT / "tools" / "editions.py"), "student"]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return BookBuild(ok=False, html=STUDENT_HTML, executed=STUDENT / "_build" / "jupyter_execute",
+                         seconds=BUILD_TIMEOUT,
+                         problems=[f"the student edition did not build in {BUILD_TIMEOUT} s"])
+    log = proc.stdout + "\n" + proc.stderr
+    problems = []
+    if proc.returncode != 0:
+        warnings = [line for line in log.splitlines()
+                    if ("WARNING" in line or "ERROR" in line) and "IPKernelApp" not in line]
+        problems.append(f"`{' '.join(cmd)}` exited with {proc.returncode}\n" + "\n".join(warnings))
+    if not (STUDENT_HTML / "index.html").exists():
+        problems.append(f"{STUDENT_HTML / 'index.html'} was not written")
+    return BookBuild(ok=not problems, html=STUDENT_HTML, executed=STUDENT / "_build" / "jupyter_execute",
+                     seconds=time.perf_counter() - start, log=log, problems=problems)
+
+
+@pytest.fixture(scope="session")
+def student_book() -> BookBuild:
+    """The student edition (no solutions), built once per test run like ``quick_book``.
+
+    Its tests sit in their own xdist group ("student-book"), so one worker builds it while
+    the other builds the public book; both read the same experiment cache (_build/cache).
+    """
+    STUDENT_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(STUDENT_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if STUDENT_STAMP.exists():
+                stamp = json.loads(STUDENT_STAMP.read_text())
+                reuse = (os.environ.get("DPOLEARN_REUSE_BOOK") == "1" and stamp.get("ok")
+                         and (STUDENT_HTML / "index.html").exists())
+                if stamp.get("run") == _RUN_ID or reuse:
+                    build = BookBuild(ok=stamp["ok"], html=STUDENT_HTML,
+                                      executed=STUDENT / "_build" / "jupyter_execute",
+                                      seconds=stamp["seconds"], log=stamp.get("log", ""),
+                                      reused=True, problems=stamp.get("problems", []))
+                else:
+                    build = None
+            else:
+                build = None
+            if build is None:
+                build = _run_student_build()
+                STUDENT.mkdir(parents=True, exist_ok=True)
+                STUDENT_STAMP.write_text(json.dumps({
+                    "run": _RUN_ID, "ok": build.ok, "seconds": build.seconds,
+                    "problems": build.problems,
+                    "log": "\n".join(build.log.splitlines()[-200:])}))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    if not build.ok:
+        pytest.fail("The student edition build failed:\n" + build.failure_report(), pytrace=False)
+    return build
+
+
 FIXTURE_SRC = ROOT / "tests" / "browser_fixture"
 FIXTURE_OUT = ROOT / "_build" / "browser_fixture"
 

@@ -1,10 +1,13 @@
-"""Every chapter runs as a plain Jupyter notebook (issue 9, item 2).
+"""Every chapter runs, and reads cleanly, as a plain Jupyter notebook (issues 9 and 12).
 
 What readers get outside the HTML book is the ``.ipynb`` twin of each chapter: committed as
 ``book/<chapter>.ipynb`` for Colab and Binder, and offered by the ".ipynb" download button.
+Both are the chapter converted to plain Markdown and code (``tools/myst_to_notebook.py``).
 These tests check that the committed twins are in sync with the ``.md`` chapters, that their
-first cell installs ``dpolearn`` when it is missing, and that each one runs top to bottom in a
-fresh kernel with the working directory ``book/`` (as in a clone), at quick scale.
+first cell installs the tagged release of ``dpolearn`` when it is missing, that no MyST markup
+survives in them or in the student notebooks once rendered by ``jupyter nbconvert --to html``
+(what a reader sees), and that each one runs top to bottom in a fresh kernel with the working
+directory ``book/`` (as in a clone), at quick scale.
 
 Cost: the notebooks run in the "book" xdist group after ``test_book.py``, so the experiments
 that the book build just computed come from ``_build/cache`` (keyed by id, scale, seed and the
@@ -15,6 +18,7 @@ kernel") at one full nbclient run per chapter without doubling the experiments' 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -30,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import dpolearn_book  # noqa: E402
+import myst_to_notebook as m2n  # noqa: E402
 from sync_notebooks import notebook_chapters, stale  # noqa: E402
 
 CELL_TIMEOUT = 300        # seconds per cell; quick-scale chapters take at most ~60 s in total
@@ -53,18 +58,27 @@ def test_paired_notebooks_are_in_sync():
 @pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
 def test_paired_notebook_starts_with_install_cell(md):
     nb = nbformat.reads(dpolearn_book.paired_notebook(md), as_version=4)
-    url, branch = dpolearn_book.repository_settings()
+    url, _ = dpolearn_book.repository_settings()
+    version = m2n.release_version()
     first = nb.cells[0]
     assert first.cell_type == "code"
     assert first.metadata["tags"] == [dpolearn_book.INSTALL_TAG]
-    assert f'"dpolearn @ git+{url.rstrip("/")}@{branch}"' in first.source
+    assert f'"dpolearn @ git+{url.rstrip("/")}@v{version}"' in first.source
+    assert 'dpl.experiments.set_scale("paper")' in first.source
     assert not any(dpolearn_book.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells[1:])
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
 
 
-def test_install_source_follows_repository_url():
-    src = dpolearn_book.install_source("https://github.com/someone/fork.git/", "dev")
-    assert '%pip install --quiet "dpolearn @ git+https://github.com/someone/fork@dev"' in src
+def test_install_source_follows_repository_url_and_release():
+    src = dpolearn_book.install_source("https://github.com/someone/fork.git/", "1.2.3")
+    assert '%pip install --quiet "dpolearn @ git+https://github.com/someone/fork@v1.2.3"' in src
+
+
+def test_release_version_is_the_package_version():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert m2n.release_version() == project["version"]
 
 
 def _run_install_cell(importable: bool) -> str:
@@ -89,8 +103,73 @@ def _run_install_cell(importable: bool) -> str:
 
 def test_install_cell_installs_only_when_dpolearn_is_missing():
     assert _run_install_cell(importable=True) == "[]"
+    url, _ = dpolearn_book.repository_settings()
     assert _run_install_cell(importable=False) == (
-        "['install --quiet \"dpolearn @ git+https://github.com/dpolearn/dpolearn@main\"']")
+        f"['install --quiet \"dpolearn @ git+{url.rstrip('/')}@v{m2n.release_version()}\"']")
+
+
+# ------------------------------------------------------------------ no MyST left for readers
+
+#: MyST syntax that must not reach a reader of a notebook.
+LEFTOVER = re.compile(r"\{prf:|:::|\{cite|\{ref\}|\{doc\}|```\{|\{eq\}|\{numref\}|\{index\}"
+                      r"|\{exercise|\{solution|\{admonition\}|\{literalinclude\}")
+
+
+def _rendered_markdown(html_path: Path) -> list[str]:
+    """Text of every rendered Markdown cell of an nbconvert HTML page."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+    cells = soup.select(".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .jp-RenderedHTMLCommon")
+    return [c.get_text() for c in cells]
+
+
+def _nbconvert_html(notebooks: list[Path], out: Path) -> list[Path]:
+    """``jupyter nbconvert --to html`` of ``notebooks`` (one process) into ``out``."""
+    exe = Path(sys.executable).with_name("jupyter-nbconvert")
+    cmd = [str(exe) if exe.exists() else "jupyter-nbconvert", "--to", "html",
+           "--output-dir", str(out), *map(str, notebooks)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [out / f"{nb.stem}.html" for nb in notebooks]
+
+
+def _leftovers(html_pages: list[Path]) -> dict:
+    found = {}
+    for page in html_pages:
+        cells = _rendered_markdown(page)
+        assert cells, f"{page.name}: no rendered Markdown cells (has nbconvert's markup changed?)"
+        bad = [m.group(0) + " in: " + " ".join(text[max(0, m.start() - 60):m.end() + 40].split())
+               for text in cells for m in LEFTOVER.finditer(text)]
+        if bad:
+            found[page.name] = bad
+    return found
+
+
+def test_leftover_check_catches_raw_myst(tmp_path):
+    """The check on a jupytext conversion (what the notebooks used to be) finds MyST."""
+    import jupytext
+
+    raw = jupytext.read(ROOT / "book" / "primer.md", fmt="md:myst")
+    path = tmp_path / "raw" / "primer.ipynb"
+    path.parent.mkdir()
+    nbformat.write(raw, path)
+    found = _leftovers(_nbconvert_html([path], tmp_path / "html"))
+    assert any("{prf:" in b for b in found["primer.html"])
+    assert any("{cite" in b for b in found["primer.html"])
+
+
+def test_notebooks_render_without_myst_markup(tmp_path):
+    """Every committed twin and every student notebook, rendered by nbconvert, is plain."""
+    import editions
+
+    committed = [md.with_suffix(".ipynb") for md in CHAPTERS]
+    student = editions.write_notebooks("student", tmp_path / "student")
+    assert len(student) == len(committed)
+    pages = _nbconvert_html(committed, tmp_path / "html-public")
+    pages += _nbconvert_html(student, tmp_path / "html-student")
+    found = _leftovers(pages)
+    assert not found, f"MyST markup in rendered notebooks: {found}"
 
 
 @pytest.mark.book
