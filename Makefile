@@ -68,6 +68,12 @@ pdf: $(STAMP)
 	  $(MAKE) quick-book && $(BIN)/python tools/pdf.py --html _build/quick/_build/html; \
 	fi
 
+## Privacy mutation campaign: every mutant of tools/mutants_catalogue.py applied to a temporary
+## copy of the repository must make the (non-book) test suite fail. MUTANTS_ARGS e.g. "--only ID".
+.PHONY: mutants
+mutants: $(STAMP)
+	$(BIN)/python tools/mutants.py $(MUTANTS_ARGS)
+
 ## Autograded problem sets (Otter-Grader): per set, the student notebook, the autograder zip
 ## (hidden tests) and the solution notebook under _build/assignments/<set>/, plus
 ## _build/assignments/EXPECTED.md for instructors. Grade one submission without Docker:
@@ -75,3 +81,14 @@ pdf: $(STAMP)
 .PHONY: assignments
 assignments: $(STAMP)
 	$(BIN)/python assignments/build.py --out _build/assignments
+
+## Editions (tools/editions.py). The student edition: the book with every solution removed
+## (prose, code and outputs), HTML in _build/student/_build/html and plain-Markdown student
+## notebooks in _build/student/notebooks (quick scale; DPOLEARN_SCALE=paper for the papers').
+## The instructor kit: one solution notebook per chapter in _build/instructor-kit.
+.PHONY: student-book instructor-kit
+student-book: $(STAMP)
+	DPOLEARN_SCALE=$${DPOLEARN_SCALE:-quick} DPOLEARN_PROGRESS=0 $(BIN)/python tools/editions.py student
+
+instructor-kit: $(STAMP)
+	$(BIN)/python tools/editions.py instructor
