@@ -25,7 +25,7 @@ The checks, by name:
 ``reproducible``
     The same seed gives bit-identical action sequences and regret curves.
 ``no_global_rng``
-    Neither numpy's legacy global generator nor Python's :mod:`random` is used: their states
+    Neither numpy's legacy global generator nor Python's ``random`` module is used: their states
     are unchanged by a simulation, and reseeding them does not change its results.
 ``batch_equals_single``
     A batch of n runs behaves like n separate single runs. For a policy whose actions do not
