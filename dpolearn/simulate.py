@@ -190,8 +190,9 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     policy : Policy
         A bandit or full-information policy (its ``feedback`` must match the environment's).
     env : environment from :mod:`dpolearn.envs`
-        Anything declaring the attributes listed there (``feedback``, ``n_arms``,
-        ``reward_range``, ``max_horizon``, ``regret_kind``, ``has_block_sums``).
+        Anything with the attributes listed there (``feedback``, ``n_arms``, ``reset``,
+        ``pull_flat`` or ``losses``; and the declarations ``reward_range``, ``max_horizon``,
+        ``regret_kind``, ``has_block_sums``).
     horizon : int
         Number of rounds T >= 1; at most the policy's configured horizon (if it has one) and
         the environment's ``max_horizon``.
@@ -236,9 +237,10 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     if policy.feedback != env.feedback:
         raise ValueError(f"policy {policy.label!r} needs {policy.feedback!r} feedback, "
                          f"but env gives {env.feedback!r} feedback")
-    if env.max_horizon is not None and horizon > env.max_horizon:
+    max_horizon = _declared(env, "max_horizon")
+    if max_horizon is not None and horizon > max_horizon:
         raise ValueError(f"horizon must be <= the environment's length {env!r} "
-                         f"(max_horizon={env.max_horizon}), got horizon={horizon}")
+                         f"(max_horizon={max_horizon}), got horizon={horizon}")
     policy.check_horizon(horizon)
     ck = make_checkpoints(horizon, checkpoints)
     show_bar = _progress_default(horizon, n_runs) if progress is None else progress
@@ -251,7 +253,7 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
 
     start = time.perf_counter()
     fast = getattr(policy, "simulate_fast", None)
-    if fast is not None and block_updates and env.has_block_sums:
+    if fast is not None and block_updates and _declared(env, "has_block_sums"):
         regret, pulls = fast(env, horizon, ck, n_runs, show_bar)
     elif env.feedback == "bandit":
         regret, pulls = _loop_bandit(policy, env, horizon, ck, n_runs, show_bar)
@@ -264,21 +266,38 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
                   guarantee=guarantee, wall_time=wall, guarantee_note=note)
 
 
-_ENV_ATTRIBUTES = ("feedback", "n_arms", "reward_range", "max_horizon", "regret_kind",
-                   "has_block_sums", "reset")
+#: What an environment must have, and what it may declare (with the value assumed if it does not).
+_ENV_REQUIRED = ("feedback", "n_arms", "reset")
+_ENV_DECLARED = {"reward_range": (0.0, 1.0), "max_horizon": None, "regret_kind": "pseudo",
+                 "has_block_sums": False}
 
 
 def _check_env(env) -> None:
-    """Refuse anything that does not declare the environment attributes of :mod:`dpolearn.envs`."""
-    missing = [a for a in _ENV_ATTRIBUTES if not hasattr(env, a)]
+    """Refuse anything that is not an environment (see :mod:`dpolearn.envs`).
+
+    An environment must have ``feedback``, ``n_arms``, ``reset`` and ``pull_flat`` (bandit) or
+    ``losses`` (full information). The declarations ``reward_range``, ``max_horizon``,
+    ``regret_kind`` and ``has_block_sums`` default to ``(0, 1)``, ``None``, ``"pseudo"`` and
+    ``False`` for environments written before they existed; every environment of
+    :mod:`dpolearn.envs` declares them.
+    """
+    missing = [a for a in _ENV_REQUIRED if not hasattr(env, a)]
     if missing:
-        raise TypeError(f"env must be an environment of dpolearn.envs (declaring "
-                        f"{', '.join(_ENV_ATTRIBUTES)}), got {show(env)}")
-    if env.feedback not in ("bandit", "full") or env.regret_kind not in ("pseudo", "hindsight"):
-        raise ValueError(f"env must declare feedback 'bandit' or 'full' and regret_kind 'pseudo' "
-                         f"or 'hindsight', got {env.feedback!r} and {env.regret_kind!r}")
-    if env.feedback == "bandit" and env.regret_kind != "pseudo":
-        raise ValueError(f"a bandit env must declare regret_kind 'pseudo', got {env.regret_kind!r}")
+        raise TypeError(f"env must be an environment of dpolearn.envs (with "
+                        f"{', '.join(_ENV_REQUIRED)}), got {show(env)}")
+    if env.feedback not in ("bandit", "full"):
+        raise ValueError(f"env.feedback must be 'bandit' or 'full', got {env.feedback!r}")
+    method = "pull_flat" if env.feedback == "bandit" else "losses"
+    if not hasattr(env, method):
+        raise TypeError(f"env must have {method}() for {env.feedback!r} feedback, got {show(env)}")
+    kind = _declared(env, "regret_kind")
+    if kind not in ("pseudo", "hindsight") or (env.feedback == "bandit" and kind != "pseudo"):
+        raise ValueError(f"env.regret_kind must be 'pseudo' (or 'hindsight' for full "
+                         f"information), got {kind!r}")
+
+
+def _declared(env, name: str):
+    return getattr(env, name, _ENV_DECLARED[name])
 
 
 def _guarantee_on(policy: Policy, env):
@@ -286,7 +305,7 @@ def _guarantee_on(policy: Policy, env):
     guarantee = policy.guarantee
     if isinstance(guarantee, NotPrivate):
         return guarantee, None
-    low, high = env.reward_range
+    low, high = _declared(env, "reward_range")
     if low >= 0.0 and high <= 1.0:
         return guarantee, None
     note = (f"{policy.label}'s guarantee {guarantee!r} assumes values in [0, 1], but {env!r} "
@@ -330,7 +349,7 @@ def _loop_bandit(policy, env, horizon, ck, n_runs, show):
 
 def _loop_full(policy, env, horizon, ck, n_runs, show):
     rows = np.arange(n_runs)
-    hindsight = env.regret_kind == "hindsight"
+    hindsight = _declared(env, "regret_kind") == "hindsight"
     gaps = None if hindsight else np.ascontiguousarray(env.gaps_for(n_runs))
     pulls = np.zeros((n_runs, env.n_arms), dtype=np.int64)
     regret = np.empty((n_runs, len(ck)))
