@@ -380,8 +380,8 @@ def pure_dp_to_gdp(epsilon: ArrayLike) -> ArrayLike:
 
     >>> round(pure_dp_to_gdp(0.5), 4)
     0.6239
-    >>> round(pure_dp_to_gdp(800.0) / (2 * 800 ** 0.5 * 2 ** 0.5), 2)
-    0.99
+    >>> round(pure_dp_to_gdp(800.0) / (2 * (2 * 800.0) ** 0.5), 3)
+    0.997
     """
     eps = np.asarray(check_positive("epsilon", epsilon), dtype=float)
     # Phi^{-1}(e^eps/(1+e^eps)) = -Phi^{-1}(1/(1+e^eps)), and log(1/(1+e^eps)) = -logaddexp(0, eps):

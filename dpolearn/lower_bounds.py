@@ -41,8 +41,13 @@ from typing import Any, Optional
 import numpy as np
 from scipy import special
 
-from ._validation import (check_choice, check_epsilon, check_means, check_positive,
-                          check_positive_int)
+from ._validation import (
+    check_choice,
+    check_epsilon,
+    check_means,
+    check_positive,
+    check_positive_int,
+)
 from .bandits.kl import kl_bernoulli
 
 __all__ = [

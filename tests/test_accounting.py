@@ -4,8 +4,14 @@ import math
 import numpy as np
 import pytest
 
-from dpolearn.accounting import (ApproxDP, GaussianDP, NotPrivate, PureDP, advanced_composition,
-                                 compose)
+from dpolearn.accounting import (
+    ApproxDP,
+    GaussianDP,
+    NotPrivate,
+    PureDP,
+    advanced_composition,
+    compose,
+)
 
 
 def test_basic_composition_adds_epsilons_and_deltas():

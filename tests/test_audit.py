@@ -18,16 +18,33 @@ import pytest
 from scipy import stats
 
 from dpolearn import audit as A
-from dpolearn.accounting import PureDP
-from dpolearn.envs import ReplayBandit
-from dpolearn.bandits import (DPTS, DPSE, DPUCB, AdaPKLUCB, AdaPUCB, AnytimeLazyUCB, DPTSUCB,
-                              DPUCBBound, DPUCBInt, LazyDPTS, MTSGaussian, PrivateUCB)
+from dpolearn.bandits import (
+    DPSE,
+    DPTS,
+    DPTSUCB,
+    DPUCB,
+    AdaPKLUCB,
+    AdaPUCB,
+    AnytimeLazyUCB,
+    DPUCBBound,
+    DPUCBInt,
+    LazyDPTS,
+    MTSGaussian,
+    PrivateUCB,
+)
 from dpolearn.bandits.dp_ts_ucb import dp_ts_ucb_gdp
-from dpolearn.envs import BernoulliBandit
-from dpolearn.fullinfo import NaiveFTNL, RNMFTNL
-from dpolearn.mechanisms import (BinaryCounter, CounterNoise, ExponentialMechanism,
-                                 HybridCounter, IntervalLaplaceMean, LaplaceMechanism,
-                                 LazyDoublingPrivateMean, LogarithmicCounter, ReportNoisyMax)
+from dpolearn.envs import BernoulliBandit, ReplayBandit
+from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
+from dpolearn.mechanisms import (
+    BinaryCounter,
+    ExponentialMechanism,
+    HybridCounter,
+    IntervalLaplaceMean,
+    LaplaceMechanism,
+    LazyDoublingPrivateMean,
+    LogarithmicCounter,
+    ReportNoisyMax,
+)
 
 EPS = 1.0
 

@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 
 from dpolearn.accounting import PureDP
-from dpolearn.mechanisms.counters import (BinaryCounter, CounterNoise, HybridCounter,
-                                          LogarithmicCounter, hybrid_error_bound,
-                                          lowest_set_bit, popcount)
+from dpolearn.mechanisms.counters import (
+    BinaryCounter,
+    CounterNoise,
+    HybridCounter,
+    LogarithmicCounter,
+    hybrid_error_bound,
+    lowest_set_bit,
+    popcount,
+)
 
 N_MC = 6000           # Monte Carlo streams for the statistical tests
 K_SIGMA = 4.5         # tolerance in standard errors (many positions are tested)

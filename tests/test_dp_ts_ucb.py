@@ -11,8 +11,15 @@ import numpy as np
 import pytest
 
 from dpolearn import BernoulliBandit, GaussianDP, GaussianTS, simulate
-from dpolearn.bandits.dp_ts_ucb import (C0, DPTSUCB, MTSGaussian, dp_ts_ucb_gdp, match_c,
-                                        mts_gaussian_gdp, sampling_budget)
+from dpolearn.bandits.dp_ts_ucb import (
+    C0,
+    DPTSUCB,
+    MTSGaussian,
+    dp_ts_ucb_gdp,
+    match_c,
+    mts_gaussian_gdp,
+    sampling_budget,
+)
 
 MEANS = (0.95, 0.75, 0.55, 0.35, 0.15)
 

@@ -17,7 +17,7 @@ import dpolearn as dpl
 from dpolearn.accounting import NotPrivate, PureDP
 from dpolearn.bandits.baselines import BetaTS
 from dpolearn.bandits.dpts import BONUS_CONSTANT, DPTS, dpts_bonus
-from dpolearn.mechanisms.counters import lowest_set_bit, popcount
+from dpolearn.mechanisms.counters import lowest_set_bit
 
 
 # --------------------------------------------------------------------------- helpers
@@ -439,6 +439,7 @@ def test_hu2022_grid_structure_tables_and_figures(monkeypatch):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from dpolearn.experiments import hu2022
 
     grid = _tiny_grid(monkeypatch)

@@ -12,10 +12,21 @@ import pytest
 from scipy import integrate, stats
 
 from dpolearn import accounting as acc
-from dpolearn.accounting import (GaussianDP, gaussian_mechanism_gdp, gdp_compose, gdp_delta,
-                                 gdp_epsilon, gdp_epsilon_from_log_delta, gdp_log_delta, gdp_to_approx, gdp_to_renyi,
-                                 gdp_to_zcdp, pure_dp_to_gdp, tradeoff_eps_delta,
-                                 tradeoff_gaussian)
+from dpolearn.accounting import (
+    GaussianDP,
+    gaussian_mechanism_gdp,
+    gdp_compose,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_epsilon_from_log_delta,
+    gdp_log_delta,
+    gdp_to_approx,
+    gdp_to_renyi,
+    gdp_to_zcdp,
+    pure_dp_to_gdp,
+    tradeoff_eps_delta,
+    tradeoff_gaussian,
+)
 from dpolearn.mechanisms import GaussianMechanism
 
 MUS = [1e-2, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0]

@@ -6,10 +6,18 @@ import pytest
 
 from dpolearn.accounting import ApproxDP, advanced_composition
 from dpolearn.mechanisms import LaplaceMechanism
-from dpolearn.mechanisms.interval_mean import (IntervalLaplaceMean, calibrate_epsilon, cor31_bound,
-                                               fixed_schedule, heterogeneous_advanced_composition,
-                                               interval_accountant, lemma_b1_schedule,
-                                               release_schedule, thm34_bound, zeta)
+from dpolearn.mechanisms.interval_mean import (
+    IntervalLaplaceMean,
+    calibrate_epsilon,
+    cor31_bound,
+    fixed_schedule,
+    heterogeneous_advanced_composition,
+    interval_accountant,
+    lemma_b1_schedule,
+    release_schedule,
+    thm34_bound,
+    zeta,
+)
 
 DELTA = math.exp(-10)
 

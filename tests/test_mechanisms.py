@@ -5,8 +5,12 @@ import pytest
 from scipy import stats
 
 from dpolearn.accounting import GaussianDP, PureDP
-from dpolearn.mechanisms import (ExponentialMechanism, GaussianMechanism, LaplaceMechanism,
-                                 ReportNoisyMax)
+from dpolearn.mechanisms import (
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    ReportNoisyMax,
+)
 
 N = 200_000
 

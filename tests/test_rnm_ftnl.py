@@ -4,9 +4,15 @@ import pytest
 
 import dpolearn as dpl
 from dpolearn.accounting import PureDP
-from dpolearn.fullinfo import NaiveFTNL, RNMFTNL
+from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
 from dpolearn.fullinfo.epoch_sim import privacy_loss_two_actions, rnm_probabilities
-from dpolearn.fullinfo.rnm_ftnl import SCALE_FACTORS, WU2025_TABLE2, epoch_bounds, epoch_of, n_epochs
+from dpolearn.fullinfo.rnm_ftnl import (
+    SCALE_FACTORS,
+    WU2025_TABLE2,
+    epoch_bounds,
+    epoch_of,
+    n_epochs,
+)
 from dpolearn.mechanisms import ReportNoisyMax
 
 NOISES = ("laplace", "exponential", "gumbel")

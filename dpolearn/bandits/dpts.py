@@ -65,7 +65,7 @@ class DPTS(Policy):
         Replace a reward r in [0, 1] by a Bernoulli(r) draw before using it (Agrawal and Goyal);
         irrelevant for Bernoulli rewards, off by default (the paper's experiments use Bernoulli
         rewards).
-    log_share, tree_share : float, default 0.5 each
+    log_share, tree_share : float, optional (0.5 each)
         Shares of epsilon given to the logarithmic part (C) and to the binary mechanism (B);
         the paper's split is 1/2 and 1/2. ``guarantee`` composes the two parts, so another
         split (e.g. the whole epsilon to one part, a deliberately broken variant) is reported
@@ -126,13 +126,19 @@ class DPTS(Policy):
     """
 
     label = "DP-TS"
+    # Defaults of ``log_share`` and ``tree_share``; kept as class attributes only so that
+    # subclasses written against earlier versions still work (pass the parameters instead).
+    _log_share = 0.5
+    _tree_share = 0.5
 
-    def __init__(self, *, epsilon, bernoulli_trick: bool = False, log_share: float = 0.5,
-                 tree_share: float = 0.5, noise_multiplier: float = 1.0):
+    def __init__(self, *, epsilon, bernoulli_trick: bool = False, log_share=None,
+                 tree_share=None, noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)
-        self.log_share = check_positive("log_share", log_share)
-        self.tree_share = check_positive("tree_share", tree_share)
+        self.log_share = check_positive(
+            "log_share", type(self)._log_share if log_share is None else log_share)
+        self.tree_share = check_positive(
+            "tree_share", type(self)._tree_share if tree_share is None else tree_share)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
     def params(self) -> Dict[str, Any]:

@@ -188,6 +188,11 @@ class RNMFTNL(Policy):
         return cls(epsilon=epsilon, noise=noise, noise_factor="wu2025", resample=resample,
                    first_action="uniform")
 
+    @property
+    def scale(self):
+        """Former name of :attr:`noise_factor` (read-only)."""
+        return self.noise_factor
+
     # -- privacy ---------------------------------------------------------------------------
     def _factor_for(self, n_arms: int) -> float:
         """c of beta = c / epsilon (RNM-FTNL: independent of the number of actions)."""

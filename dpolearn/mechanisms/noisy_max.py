@@ -132,7 +132,7 @@ def noise_difference_sf(x, noise: str = "laplace", scale: float = 1.0):
     >>> float(noise_difference_sf(0.0))
     0.5
     >>> round(float(noise_difference_sf(1.0)), 6)          # (2 + 1) e^-1 / 4
-    0.275909
+    0.27591
     """
     return np.exp(noise_difference_log_sf(x, noise, scale))
 
