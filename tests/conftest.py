@@ -8,8 +8,13 @@ that need it (``test_book.py``, ``test_notebooks.py``, ``test_browser.py``) requ
 package tests. The build is additionally guarded by a file lock and a stamp that records the test
 run's id, so that even without the group (or with ``-p no:xdist``) it happens at most once per run.
 
+The student edition (``make student-book``: the book without solutions, see
+``tools/editions.py``) is the second build of a run: fixture ``student_book``, the same lock and
+stamp scheme, its tests in their own xdist group ("student-book") so that it builds on one worker
+while the public book builds on the other.
+
 ``DPOLEARN_REUSE_BOOK=1`` (for local work only) reuses an existing successful build from an
-earlier run instead of rebuilding.
+earlier run instead of rebuilding (both editions).
 """
 from __future__ import annotations
 

@@ -43,6 +43,9 @@ EDITIONS = ("public", "instructor", "student")
 STUDENT_OUT = ROOT / "_build" / "student"
 INSTRUCTOR_OUT = ROOT / "_build" / "instructor-kit"
 
+#: Top-level entries of the repository that an edition's source tree does not link.
+NOT_LINKED = {"book", "_build", "_config.yml", "_toc.yml", "results", "dpolearn.egg-info"}
+
 _OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
 
 
@@ -202,7 +205,12 @@ def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
         + yaml.safe_dump(edition_config(edition, config, repository_url, site_url),
                          sort_keys=False, allow_unicode=True), encoding="utf-8")
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
-    _link(ROOT / "dpolearn", src / "dpolearn")          # {literalinclude} ../dpolearn/...
+    # Chapters include and link files outside book/ ({literalinclude} ../dpolearn/...,
+    # {download} ../assignments/...): the rest of the repository is linked in unchanged.
+    for item in ROOT.iterdir():
+        if item.name.startswith(".") or item.name in NOT_LINKED:
+            continue
+        _link(item, src / item.name)
     for item in (ROOT / "book").iterdir():
         dest = src / "book" / item.name
         if item.suffix == ".ipynb":
