@@ -11,22 +11,22 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "check_epsilon",
-    "check_delta",
-    "check_probability",
-    "check_positive",
-    "check_positive_int",
-    "check_means",
-    "check_choice",
-    "check_table",
-    "check_bool",
-    "check_int_array",
     "as_float_array",
     "as_rng",
     "as_row_param",
     "as_seed_sequence",
-    "is_power_of_two",
+    "check_bool",
+    "check_choice",
+    "check_delta",
+    "check_epsilon",
+    "check_int_array",
+    "check_means",
+    "check_positive",
+    "check_positive_int",
+    "check_probability",
+    "check_table",
     "floor_log2",
+    "is_power_of_two",
     "show",
 ]
 

@@ -35,15 +35,27 @@ it declares:
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
-from ._validation import (check_bool, check_choice, check_means, check_positive,
-                          check_positive_int, check_probability, check_table, show)
+from ._validation import (
+    check_bool,
+    check_choice,
+    check_means,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    check_table,
+    show,
+)
 
-__all__ = ["BernoulliBandit", "GaussianBandit", "BernoulliExperts", "TwoPointExperts",
-           "FixedSequence", "ReplayBandit"]
+__all__ = [
+    "BernoulliBandit",
+    "BernoulliExperts",
+    "FixedSequence",
+    "GaussianBandit",
+    "ReplayBandit",
+    "TwoPointExperts",
+]
 
 UNIT_RANGE = (0.0, 1.0)
 
@@ -59,7 +71,7 @@ class _Stochastic:
 
     feedback = "bandit"
     reward_range = UNIT_RANGE
-    max_horizon: Optional[int] = None
+    max_horizon: int | None = None
     regret_kind = "pseudo"
     has_block_sums = False
 
@@ -288,13 +300,13 @@ class TwoPointExperts(_FullInformation):
         super().__init__(self.low + (self.high - self.low) * self.p_high)
 
     @classmethod
-    def bernoulli(cls, means) -> "TwoPointExperts":
+    def bernoulli(cls, means) -> TwoPointExperts:
         """Bernoulli losses of the given means."""
         m = check_means(means)
         return cls(np.zeros_like(m), np.ones_like(m), m)
 
     @classmethod
-    def deterministic(cls, means) -> "TwoPointExperts":
+    def deterministic(cls, means) -> TwoPointExperts:
         """The same loss vector ``means`` in every round."""
         m = check_means(means)
         return cls(m, m, np.zeros_like(m))
@@ -357,7 +369,7 @@ class FixedSequence:
     def max_horizon(self) -> int:
         return self.sequence.shape[0]
 
-    def reset(self, n_runs: int, rng: Optional[np.random.Generator] = None) -> None:
+    def reset(self, n_runs: int, rng: np.random.Generator | None = None) -> None:
         self._n_runs = check_positive_int("n_runs", n_runs)
 
     def losses(self, t: int) -> np.ndarray:

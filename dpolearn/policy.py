@@ -6,7 +6,7 @@ papers' pseudo-code and makes paper-scale experiments affordable.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class Policy:
 
     label: str = "Policy"
     feedback: str = "bandit"
-    horizon: Optional[int] = None
+    horizon: int | None = None
 
     def reset(self, n_runs: int, n_arms: int, rng: np.random.Generator) -> None:
         """Start ``n_runs`` fresh runs on ``n_arms`` arms, drawing randomness from ``rng``."""
@@ -90,7 +90,7 @@ class Policy:
         :mod:`dpolearn.accounting`."""
         return NotPrivate()
 
-    def params(self) -> Dict[str, Any]:
+    def params(self) -> dict[str, Any]:
         """Parameters that identify this configuration (written to summary files)."""
         return {}
 

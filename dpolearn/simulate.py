@@ -10,20 +10,27 @@ import dataclasses
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 
-from ._validation import (as_seed_sequence, check_bool, check_choice, check_int_array,
-                          check_positive_int, show)
+from ._validation import (
+    as_seed_sequence,
+    check_bool,
+    check_choice,
+    check_int_array,
+    check_positive_int,
+    show,
+)
 from .accounting import NotPrivate
 from .policy import Policy, PrivacyAssumptionWarning
 
-__all__ = ["simulate", "Result", "make_checkpoints"]
+__all__ = ["Result", "make_checkpoints", "simulate"]
 
 
-def make_checkpoints(horizon: int, points: Union[str, int, Sequence[int], None] = "log",
+def make_checkpoints(horizon: int, points: str | int | Sequence[int] | None = "log",
                      n_points: int = 100) -> np.ndarray:
     """Rounds at which regret is recorded, always ending at ``horizon``.
 
@@ -90,10 +97,10 @@ class Result:
     horizon: int
     n_runs: int
     seed: Any
-    params: Dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     guarantee: Any = None
     wall_time: float = 0.0
-    guarantee_note: Optional[str] = None
+    guarantee_note: str | None = None
 
     def mean(self) -> np.ndarray:
         """Mean regret over runs at each checkpoint, shape (n_checkpoints,)."""
@@ -117,7 +124,7 @@ class Result:
     def final_se(self) -> float:
         return float(self.se()[-1])
 
-    def select_runs(self, rows) -> "Result":
+    def select_runs(self, rows) -> Result:
         """The sub-result made of some runs (e.g. one cell of a batched sweep).
 
         Per-run parameters (arrays with one entry per run, in ``params`` and in the guarantee
@@ -155,7 +162,7 @@ class Result:
         size = self.n_runs // n_groups
         return [self.select_runs(np.arange(g * size, (g + 1) * size)) for g in range(n_groups)]
 
-    def summary(self) -> Dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         """Final regret mean and standard error with the identifying fields."""
         return {"algorithm": self.label, "horizon": self.horizon, "n_runs": self.n_runs,
                 "final_regret_mean": self.final_mean, "final_regret_se": self.final_se}
@@ -181,8 +188,8 @@ def _progress_default(horizon: int, n_runs: int) -> bool:
 
 
 def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, *,
-             checkpoints: Union[str, int, Sequence[int], None] = "log",
-             progress: Optional[bool] = None, block_updates: bool = True) -> Result:
+             checkpoints: str | int | Sequence[int] | None = "log",
+             progress: bool | None = None, block_updates: bool = True) -> Result:
     """Run ``n_runs`` independent runs of ``policy`` on ``env`` for ``horizon`` rounds.
 
     Parameters

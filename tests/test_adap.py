@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from dpolearn import BernoulliBandit, GaussianBandit, simulate
+from dpolearn import BernoulliBandit, GaussianBandit, PrivacyAssumptionWarning, simulate
 from dpolearn.accounting import PureDP
 from dpolearn.bandits import AdaPKLUCB, AdaPUCB
 
@@ -22,7 +22,7 @@ def kl(p, q):
 def klucb_by_bisection(p, d):
     if p >= 1:
         return 1.0
-    f = lambda q: kl(p, q) - d                                    # noqa: E731
+    f = lambda q: kl(p, q) - d
     return 1.0 if f(1 - 1e-15) <= 0 else brentq(f, p, 1 - 1e-15, xtol=1e-14)
 
 
@@ -137,8 +137,8 @@ def test_private_mean_uses_the_last_episode_only(cls):
 # ---- block simulation ---------------------------------------------------------------------------
 
 def _loop(policy, env, T, n, seed, ck):
-    policy.simulate_fast = None
-    return simulate(policy, env, T, n, seed=seed, checkpoints=ck, progress=False)
+    return simulate(policy, env, T, n, seed=seed, checkpoints=ck, progress=False,
+                    block_updates=False)
 
 
 @pytest.mark.parametrize("cls", POLICIES)
@@ -161,9 +161,10 @@ def test_block_simulation_first_rounds_exact():
     np.testing.assert_allclose(res.regret[:, :3], [[0, 0.3, 1.0]] * 3)
 
 
-def test_non_bernoulli_env_falls_back():
-    res = simulate(AdaPKLUCB(epsilon=1.0), GaussianBandit((0.5, 0.0), 0.1), 300, 2, seed=0,
-                   progress=False)
+def test_env_without_block_draws_runs_round_by_round():
+    with pytest.warns(PrivacyAssumptionWarning):          # Gaussian rewards: no guarantee
+        res = simulate(AdaPKLUCB(epsilon=1.0), GaussianBandit((0.5, 0.0), 0.1), 300, 2,
+                       seed=0, progress=False)
     assert res.pulls.sum() == 600
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from dpolearn import BernoulliBandit, GaussianBandit, simulate
+from dpolearn import BernoulliBandit, GaussianBandit, PrivacyAssumptionWarning, simulate
 from dpolearn.accounting import PureDP
 from dpolearn.bandits import DPSE
 from dpolearn.bandits.dpse import dpse_epoch_length
@@ -108,8 +108,8 @@ def test_defaults_label_guarantee():
 # ---- block simulation agrees with the round-by-round algorithm ----------------------------------
 
 def _loop(policy, env, T, n, seed, ck):
-    policy.simulate_fast = None                    # instance attribute hides the block path
-    return simulate(policy, env, T, n, seed=seed, checkpoints=ck, progress=False)
+    return simulate(policy, env, T, n, seed=seed, checkpoints=ck, progress=False,
+                    block_updates=False)
 
 
 @pytest.mark.parametrize("form", ["max", "sum"])
@@ -140,9 +140,10 @@ def test_block_simulation_exact_when_regret_is_deterministic():
     np.testing.assert_array_equal(res.pulls[0], [T - R1, R1])
 
 
-def test_non_bernoulli_env_falls_back_to_round_by_round():
-    res = simulate(DPSE(epsilon=1.0, horizon=500, beta=0.5), GaussianBandit((0.5, 0.0), 0.1),
-                   500, 2, seed=0, progress=False)
+def test_env_without_block_draws_runs_round_by_round():
+    with pytest.warns(PrivacyAssumptionWarning):          # Gaussian rewards: no guarantee
+        res = simulate(DPSE(epsilon=1.0, horizon=500, beta=0.5),
+                       GaussianBandit((0.5, 0.0), 0.1), 500, 2, seed=0, progress=False)
     assert res.pulls.sum() == 1000
 
 

@@ -131,7 +131,7 @@ def test_dpse_block_path_equals_round_by_round(form, epsilon):
         stack = _stacks(1, horizon, seed=100 + run)
         fast, slow = _both_paths(
             lambda: DPSE(epsilon=epsilon, horizon=horizon, beta=0.5, r_e_form=form),
-            lambda: StackBandit(MEANS, stack), horizon, seed=run)
+            lambda stack=stack: StackBandit(MEANS, stack), horizon, seed=run)
         _assert_identical(fast, slow, f"DP-SE {form}, eps={epsilon}, run {run}")
         fewest.append(tuple(fast.pulls[0]))
     # teeth: arms were eliminated inside the horizon, and not the same way in every run
@@ -146,7 +146,7 @@ def test_dpse_block_path_cut_at_every_horizon(form):
     first_epoch = int(p._length(np.array([1]), np.array([4]), np.array([20.0]))[0]) * 4
     for horizon in (first_epoch - 1, first_epoch, first_epoch + 1, first_epoch + 37):
         fast, slow = _both_paths(
-            lambda: DPSE(epsilon=20.0, horizon=horizon, beta=0.5, r_e_form=form),
+            lambda horizon=horizon: DPSE(epsilon=20.0, horizon=horizon, beta=0.5, r_e_form=form),
             lambda: StackBandit(MEANS, stack), horizon, seed=3)
         _assert_identical(fast, slow, f"DP-SE {form}, T={horizon}")
 
@@ -158,7 +158,7 @@ def test_adap_block_path_equals_round_by_round(cls, epsilon):
         horizon = 1500 + 97 * run                 # horizons that cut episodes at various points
         stack = _stacks(1, horizon, seed=200 + run)
         fast, slow = _both_paths(lambda: cls(epsilon=epsilon),
-                                 lambda: StackBandit(MEANS, stack), horizon, seed=run)
+                                 lambda stack=stack: StackBandit(MEANS, stack), horizon, seed=run)
         _assert_identical(fast, slow, f"{cls.__name__}, eps={epsilon}, run {run}")
 
 
@@ -181,8 +181,8 @@ def test_rnm_ftnl_epoch_path_equals_round_by_round(first_action, noise):
         rng = np.random.default_rng(horizon)
         table = (rng.random((n_runs, horizon, len(MEANS))) < MEANS).astype(float)
         every_round = np.arange(1, horizon + 1)
-        kwargs = dict(checkpoints=every_round, progress=False)
-        make = lambda: RNMFTNL(epsilon=2.0, noise=noise, first_action=first_action)  # noqa: E731
+        kwargs = {"checkpoints": every_round, "progress": False}
+        make = lambda: RNMFTNL(epsilon=2.0, noise=noise, first_action=first_action)
         fast = simulate(make(), StackExperts(MEANS, table), horizon, n_runs, 9, **kwargs)
         slow = simulate(make(), StackExperts(MEANS, table), horizon, n_runs, 9,
                         block_updates=False, **kwargs)

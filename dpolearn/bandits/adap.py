@@ -13,7 +13,7 @@ from ..accounting import PureDP
 from ..policy import Policy
 from .kl import klucb_upper
 
-__all__ = ["AdaPUCB", "AdaPKLUCB"]
+__all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
 class _AdaP(Policy):

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (as_row_param, check_choice, check_epsilon, check_positive_int,
-                           check_probability)
+from .._validation import (
+    as_row_param,
+    check_choice,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+)
 from ..accounting import PureDP
 from ..policy import Policy
 

@@ -14,18 +14,35 @@ probabilities of report-noisy-max, computed here for each noise family.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import special
 
-from .._validation import as_rng, check_bool, check_choice, check_epsilon, check_means, check_positive_int
+from .._validation import (
+    as_rng,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_means,
+    check_positive_int,
+)
 from ..envs import TwoPointExperts
 from ..mechanisms.noisy_max import NOISE_FAMILIES
-from .rnm_ftnl import SCALE_FACTORS, RNMFTNL, n_epochs
+from .rnm_ftnl import RNMFTNL, SCALE_FACTORS, n_epochs
 
-__all__ = ["TwoPointLosses", "epoch_loss_sums", "simulate_epochs", "run_epochs",
-           "simulate_policy_epochs",
-           "rnm_probabilities", "exact_regret_deterministic", "noise_difference_sf",
-           "two_action_probability", "privacy_loss_two_actions"]
+__all__ = [
+    "TwoPointLosses",
+    "epoch_loss_sums",
+    "exact_regret_deterministic",
+    "noise_difference_sf",
+    "privacy_loss_two_actions",
+    "rnm_probabilities",
+    "run_epochs",
+    "simulate_epochs",
+    "simulate_policy_epochs",
+    "two_action_probability",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,7 +207,7 @@ def rnm_probabilities(scores, noise: str = "laplace", beta: float = 1.0) -> np.n
         kinks = np.unique(np.clip(xk, -45.0, 45.0))
         coarse = np.unique(np.concatenate([[-45.0, 45.0], kinks]))
         fine = [np.linspace(a, b, max(2, int(np.ceil((b - a) / 0.5)) + 1))
-                for a, b in zip(coarse[:-1], coarse[1:])]
+                for a, b in itertools.pairwise(coarse)]
         edges = np.unique(np.concatenate(fine))
         y, w = _gauss_legendre_pieces(edges, 8)
         total = np.zeros(y.size)
