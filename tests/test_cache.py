@@ -241,3 +241,22 @@ def test_writer_killed_at_any_moment_leaves_a_sound_entry(tmp_path):
             warnings.simplefilter("error", CacheWarning)
             data = _cache.load(path, key)
         assert data is None or np.all(data["payload"] == 3000 + data["round"])
+
+
+def test_no_cache_reaches_a_book_experiment_nested_run(tmp_path, monkeypatch):
+    """hu2021-fig1 reads hu2021-regret through ``run``: --no-cache must recompute both."""
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    inner = registry.get("hu2021-regret")
+    data = registry.run("hu2021-regret", "quick", progress=False)
+    calls = []
+
+    def counted(**kw):
+        calls.append(kw["seed"])
+        return data
+
+    monkeypatch.setitem(registry._REGISTRY, "hu2021-regret",
+                        registry.Experiment(inner.id, inner.title, counted, inner.plot, inner.summary))
+    registry.run("hu2021-fig1", "quick", progress=False)
+    assert calls == [], "by default the nested run reads the cache"
+    registry.run("hu2021-fig1", "quick", progress=False, cache=False)
+    assert calls == [0], "with cache=False the nested experiment is recomputed"

@@ -10,7 +10,6 @@ returning different numbers.
 from __future__ import annotations
 
 import functools
-import pickle
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -107,7 +106,9 @@ def executor() -> tuple:
 
 def _run_pickled(blob: bytes) -> Any:
     """Run on a Dask worker: check the worker's dpolearn, then ``fn(task)``."""
-    fn, task, expected = pickle.loads(blob)
+    import cloudpickle
+
+    fn, task, expected = cloudpickle.loads(blob)
     if fingerprint() != tuple(expected):
         raise RuntimeError(f"this Dask worker runs dpolearn {fingerprint()}, the client {tuple(expected)}; "
                            "install the same dpolearn on every worker")
@@ -117,9 +118,12 @@ def _run_pickled(blob: bytes) -> Any:
 def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> List[Any]:
     """``[fn(task) for task in tasks]`` on the current executor, in task order."""
     if _current["name"] == "dask":
+        import cloudpickle                    # a dependency of distributed
+
         client = _current["client"]
-        # Each task is pickled here, so Dask never interprets a task tuple as a graph.
-        futures = [client.submit(_run_pickled, pickle.dumps((fn, task, fingerprint())), pure=False)
+        # Each task is pickled here, so Dask never interprets a task tuple as a graph;
+        # cloudpickle also ships functions defined in a notebook or script (``__main__``).
+        futures = [client.submit(_run_pickled, cloudpickle.dumps((fn, task, fingerprint())), pure=False)
                    for task in tasks]
         return client.gather(futures)
     if jobs == 1 or len(tasks) <= 1:
