@@ -92,3 +92,9 @@ student-book: $(STAMP)
 
 instructor-kit: $(STAMP)
 	$(BIN)/python tools/editions.py instructor
+
+## API reference pages (book/api/*.rst and index.md), one per subpackage, regenerated from the
+## package's __all__ lists; tests/test_api_reference.py fails when they are stale.
+.PHONY: api-pages
+api-pages: $(STAMP)
+	$(BIN)/python book/api/make_pages.py

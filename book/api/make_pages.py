@@ -123,7 +123,7 @@ def page(name: str) -> str:
         lines += [_heading(f"dpolearn.{name}.{child}", "-"),
                   f".. automodule:: dpolearn.{name}.{child}"]
         if rest:
-            lines += [f"   :members: {', '.join(rest)}", "   :undoc-members:"]
+            lines += [f"   :members: {', '.join(sorted(rest))}", "   :undoc-members:"]
         lines.append("")
         lines += _autodata(sub, rest)
     return "\n".join(lines).rstrip() + "\n"
