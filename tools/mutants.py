@@ -64,7 +64,9 @@ MODULE_TESTS = {
     "epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
     "dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
 }
-TIMEOUT = 3600      # seconds per mutant; a hang counts as killed-by-timeout, shown as such
+#: Seconds per mutant when there is no baseline run to scale from; with one, 3 x its duration
+#: + 2 minutes. A hang counts as killed-by-timeout, shown as such.
+TIMEOUT = 900
 
 
 class AnchorError(Exception):
@@ -119,15 +121,19 @@ def make_sandbox() -> Path:
     return box
 
 
-def pytest_command(box: Path, mutated_file: str | None) -> list:
-    """pytest in the sandbox: privacy behaviour tests, the module's tests, then everything."""
-    order = list(FIRST)
-    if mutated_file:
-        order += MODULE_TESTS.get(Path(mutated_file).name, [])
-    order += ["tests", "dpolearn"]
+def pytest_command(box: Path, mutated_file: str | None, tests=None) -> list:
+    """pytest in the sandbox: privacy behaviour tests, the module's tests, then everything
+    (or only ``tests``, a list of paths, when given)."""
+    if tests:
+        order = list(tests)
+    else:
+        order = list(FIRST)
+        if mutated_file:
+            order += MODULE_TESTS.get(Path(mutated_file).name, [])
+        order += ["tests", "dpolearn"]
     order = [p for i, p in enumerate(order) if p not in order[:i] and (box / p).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rN"]
+           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rfE"]
     for pattern in EXCLUDE_GLOBS:
         cmd += ["--ignore-glob", str(box / pattern)]
     return cmd + order
@@ -152,7 +158,7 @@ def verify_import(box: Path) -> None:
                            f"sandbox {box}; refusing to run (the working tree would be tested)")
 
 
-def run_one(mutant: dict | None) -> dict:
+def run_one(mutant: dict | None, tests=None, timeout: float = TIMEOUT) -> dict:
     """Apply ``mutant`` (None: the unmutated baseline) in a fresh sandbox and run pytest."""
     box = make_sandbox()
     start = time.perf_counter()
@@ -161,13 +167,13 @@ def run_one(mutant: dict | None) -> dict:
             target = box / mutant["file"]
             target.write_text(apply_mutant(target.read_text(), mutant))
         verify_import(box)
-        cmd = pytest_command(box, mutant["file"] if mutant else None)
+        cmd = pytest_command(box, mutant["file"] if mutant else None, tests)
         try:
             proc = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True,
-                                  text=True, timeout=TIMEOUT)
+                                  text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "seconds": time.perf_counter() - start,
-                    "killer": f"timeout after {TIMEOUT} s"}
+                    "killer": f"timeout after {timeout:.0f} s"}
         status = "passed" if proc.returncode == 0 else "failed"
         if proc.returncode not in (0, 1):           # 2-5: pytest itself could not run
             status = "error"
@@ -193,6 +199,9 @@ def main(argv=None) -> int:
                     help="only check that every anchor applies exactly once (no tests)")
     ap.add_argument("--only", action="append", metavar="ID", help="run only this mutant")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    ap.add_argument("--tests", action="append", metavar="PATH",
+                    help="run only these test paths (development; the default is the whole "
+                         "non-book suite)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the unmutated run (which must pass for the campaign to mean much)")
     args = ap.parse_args(argv)
@@ -221,9 +230,10 @@ def main(argv=None) -> int:
     for mid, msg in problems:
         print(f"ANCHOR {mid}: {msg}")
     t0 = time.perf_counter()
+    timeout = TIMEOUT
     if not args.no_baseline:
         print("baseline (no mutant) ...", flush=True)
-        base = run_one(None)
+        base = run_one(None, args.tests)
         print(f"baseline: {base['status']} in {base['seconds']:.0f} s {base.get('killer', '')}",
               flush=True)
         if base["status"] != "passed":
@@ -231,12 +241,13 @@ def main(argv=None) -> int:
             print("the unmutated suite fails in the sandbox: a failure cannot be credited to a "
                   "mutant; fix the suite first")
             return 1
+        timeout = 3 * base["seconds"] + 120
 
     results = {}
     bad_ids = {mid for mid, _ in problems}
     runnable = [m for m in mutants if m["id"] not in bad_ids]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_one, m): m for m in runnable}
+        futures = {pool.submit(run_one, m, args.tests, timeout): m for m in runnable}
         for fut in concurrent.futures.as_completed(futures):
             m = futures[fut]
             res = fut.result()
