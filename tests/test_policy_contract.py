@@ -13,7 +13,7 @@ import dpolearn as dpl
 from dpolearn import bandits, fullinfo
 from dpolearn.plotting import LABEL_ORDER
 from dpolearn.policy import Policy
-from dpolearn.testing import PolicyContractError, check_policy
+from dpolearn.testing import check_policy
 
 HORIZON = 300
 
@@ -68,20 +68,7 @@ def test_every_exported_policy_has_an_example():
     assert not missing, f"add contract examples for {missing}"
 
 
-# Built-in classes whose repr does not yet rebuild them (their params() lists derived
-# settings that __init__ does not accept); each entry must still fail, or the mark goes.
-REPR_NOT_YET_ROUND_TRIP = {"RNMFTNL", "NaiveFTNL"}
-
-
-def _params(name):
-    marks = []
-    if name in REPR_NOT_YET_ROUND_TRIP:
-        marks.append(pytest.mark.xfail(strict=True, raises=PolicyContractError,
-                                       reason="eval(repr(policy)) does not rebuild it yet"))
-    return pytest.param(name, marks=marks)
-
-
-@pytest.mark.parametrize("name", [_params(n) for n in sorted(EXAMPLES)])
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_policy_contract(name):
     """Every exported policy passes dpolearn.testing.check_policy (the whole contract)."""
     report = check_policy(lambda epsilon, horizon: EXAMPLES[name](epsilon), horizon=HORIZON)
