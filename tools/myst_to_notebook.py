@@ -33,6 +33,7 @@ import argparse
 import ast
 import codecs
 import copy
+import os
 import re
 import sys
 import textwrap
@@ -443,6 +444,8 @@ class Converter:
             raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
         self.index, self.doc, self.md_path, self.edition = index, doc, md_path, edition
         self.base_url = base_url
+        url, self.branch = repository_settings(index.root / "_config.yml")
+        self.repository_url = url.rstrip("/").removesuffix(".git")
         self.cited: list = []
         self.exercise_count = 0
 
@@ -499,8 +502,13 @@ class Converter:
             return f"<{name}>{content}</{name}>"
         if name in ("kbd", "code", "samp", "file", "command", "program", "guilabel", "menuselection"):
             return f"`{content}`"
-        if name == "download":
-            return explicit or content
+        if name == "download":          # the file in the repository (the site's copy has a hashed path)
+            path = Path(os.path.normpath(self.md_path.parent / label))   # symlinks kept
+            try:
+                rel = path.relative_to(os.path.abspath(self.index.root)).as_posix()
+            except ValueError:
+                return explicit or label
+            return f"[{explicit or Path(label).name}]({self.repository_url}/blob/{self.branch}/{rel})"
         return explicit or content
 
     def _resolve_doc(self, target: str) -> str:
