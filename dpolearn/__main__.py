@@ -17,7 +17,6 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import List, Optional
 
 from . import experiments
 
@@ -60,7 +59,7 @@ def _one_line_warnings(message, category, filename, lineno, file=None, line=None
     print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
-def _check_run_args(args) -> List[str]:
+def _check_run_args(args) -> list[str]:
     """Validate everything of ``run`` before computing; returns the experiment ids."""
     if args.all and args.names:
         raise _UsageError("give experiment ids or --all, not both")
@@ -92,7 +91,7 @@ def _check_run_args(args) -> List[str]:
     return names
 
 
-def _run(args, names: List[str]) -> int:
+def _run(args, names: list[str]) -> int:
     scale = experiments.scale(args.scale)
     progress = not args.quiet and experiments.progress_default()
     total = time.perf_counter()
@@ -109,7 +108,7 @@ def _run(args, names: List[str]) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for any bad input)."""
     warnings.showwarning = _one_line_warnings
     try:

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 import scipy
 
-from dpolearn.experiments import CacheWarning, registry
-from dpolearn.experiments import _cache
+from dpolearn.experiments import CacheWarning, _cache, registry
 
 CALLS = {}
 
@@ -68,7 +67,7 @@ def test_entry_is_reused_and_sound(tiny):
 
 
 def test_key_includes_library_versions(tiny, monkeypatch):
-    path, key = _entry(tiny)
+    _, key = _entry(tiny)
     assert key["numpy"] == np.__version__ and key["scipy"] == scipy.__version__
     assert key["schema"] == _cache.SCHEMA and key["source"] == registry.source_hash()
     _run_tiny()
@@ -221,7 +220,7 @@ def test_write_killed_midway_leaves_old_entry_or_none(tmp_path, existing):
     key = _cache.entry_key("test-cache-tiny", "quick", "0", "interrupt")
     if existing:
         _cache.store(path, key, {"calls": 1})
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(KILLED_AT_FSYNC), str(path)])
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(KILLED_AT_FSYNC), str(path)], check=False)
     assert proc.returncode == -signal.SIGKILL
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)

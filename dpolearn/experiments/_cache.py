@@ -29,12 +29,12 @@ import pickle
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 import numpy as np
 import scipy
 
-__all__ = ["CacheWarning", "SCHEMA", "entry_key", "entry_path", "encode", "load", "store"]
+__all__ = ["SCHEMA", "CacheWarning", "encode", "entry_key", "entry_path", "load", "store"]
 
 MAGIC = b"dpolearn-cache\n"
 SCHEMA = 2
@@ -44,19 +44,19 @@ class CacheWarning(UserWarning):
     """An experiment cache entry could not be used (it is recomputed) or written."""
 
 
-def entry_key(experiment: str, scale: str, seed: str, source: str) -> Dict[str, Any]:
+def entry_key(experiment: str, scale: str, seed: str, source: str) -> dict[str, Any]:
     """Everything an experiment's data depend on, as a JSON-serialisable dict."""
     return {"schema": SCHEMA, "experiment": experiment, "scale": scale, "seed": seed,
             "source": source, "numpy": np.__version__, "scipy": scipy.__version__}
 
 
-def entry_path(directory: Path, key: Dict[str, Any]) -> Path:
+def entry_path(directory: Path, key: dict[str, Any]) -> Path:
     """``<directory>/<experiment>-<scale>-seed<seed>-<digest of the whole key>.pkl``."""
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     return Path(directory) / f"{key['experiment']}-{key['scale']}-seed{key['seed']}-{digest}.pkl"
 
 
-def _decode(blob: bytes, key: Dict[str, Any]):
+def _decode(blob: bytes, key: dict[str, Any]):
     """``(data, None)`` for a sound entry of ``key``, else ``(None, reason)``."""
     if not blob:
         return None, "the file is empty"
@@ -89,7 +89,7 @@ def _decode(blob: bytes, key: Dict[str, Any]):
     return data, None
 
 
-def load(path: Path, key: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def load(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
     """The data stored at ``path`` for ``key``, or None when there is no usable entry.
 
     A missing file is silent; an unusable one raises a :class:`CacheWarning` naming it.
@@ -109,7 +109,7 @@ def load(path: Path, key: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return data
 
 
-def encode(key: Dict[str, Any], data: Dict[str, Any]) -> bytes:
+def encode(key: dict[str, Any], data: dict[str, Any]) -> bytes:
     """The bytes of an entry holding ``data`` under ``key``."""
     payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     header = {"schema": SCHEMA, "key": key, "size": len(payload),
@@ -117,7 +117,7 @@ def encode(key: Dict[str, Any], data: Dict[str, Any]) -> bytes:
     return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
 
 
-def store(path: Path, key: Dict[str, Any], data: Dict[str, Any]) -> None:
+def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
     """Write ``data`` as the entry of ``key`` at ``path``, atomically (raises OSError on failure)."""
     path = Path(path)
     blob = encode(key, data)

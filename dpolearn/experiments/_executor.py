@@ -10,10 +10,11 @@ returning different numbers.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any
 
-__all__ = ["EXECUTORS", "set_executor", "executor", "map_tasks", "DASK_EXTRA_HINT"]
+__all__ = ["DASK_EXTRA_HINT", "EXECUTORS", "executor", "map_tasks", "set_executor"]
 
 EXECUTORS = ("local", "dask")
 DASK_EXTRA_HINT = 'pip install "dpolearn[distributed]"'
@@ -115,10 +116,10 @@ def _run_pickled(blob: bytes) -> Any:
     return fn(task)
 
 
-def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> List[Any]:
+def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> list[Any]:
     """``[fn(task) for task in tasks]`` on the current executor, in task order."""
     if _current["name"] == "dask":
-        import cloudpickle                    # a dependency of distributed
+        import cloudpickle  # a dependency of distributed
 
         client = _current["client"]
         # Each task is pickled here, so Dask never interprets a task tuple as a graph;
@@ -135,6 +136,6 @@ def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> List[Any]:
         return list(pool.map(fn, tasks))
 
 
-def current_client() -> Optional[Any]:
+def current_client() -> Any | None:
     """The Dask client in use, if any."""
     return _current["client"]

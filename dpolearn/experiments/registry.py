@@ -36,9 +36,10 @@ import hashlib
 import numbers
 import os
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any
 
 import numpy as np
 
@@ -47,10 +48,31 @@ from . import _cache
 from ._cache import CacheWarning
 from ._executor import EXECUTORS, executor, map_tasks, set_executor
 
-__all__ = ["Experiment", "register", "get", "ids", "run", "figure", "scale", "set_scale", "SCALES",
-           "derive_seed", "parallel_map", "source_hash", "cache_dir", "write_outputs",
-           "regret_rows", "SUMMARY_COLUMNS", "CacheWarning", "set_executor", "executor",
-           "EXECUTORS", "progress_default", "check_out_dir", "refresh_session"]
+__all__ = [
+    "EXECUTORS",
+    "SCALES",
+    "SUMMARY_COLUMNS",
+    "CacheWarning",
+    "Experiment",
+    "cache_dir",
+    "check_out_dir",
+    "derive_seed",
+    "executor",
+    "figure",
+    "get",
+    "ids",
+    "parallel_map",
+    "progress_default",
+    "refresh_session",
+    "register",
+    "regret_rows",
+    "run",
+    "scale",
+    "set_executor",
+    "set_scale",
+    "source_hash",
+    "write_outputs",
+]
 
 SCALES = ("quick", "paper")
 SUMMARY_COLUMNS = ["experiment", "panel", "algorithm", "epsilon", "horizon", "n_runs",
@@ -58,22 +80,22 @@ SUMMARY_COLUMNS = ["experiment", "panel", "algorithm", "epsilon", "horizon", "n_
 PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": True,
                    "0": False, "false": False, "off": False, "no": False}
 
-_REGISTRY: Dict[str, "Experiment"] = {}
-_SCALE_OVERRIDE: Dict[str, Optional[str]] = {"value": None}
+_REGISTRY: dict[str, Experiment] = {}
+_SCALE_OVERRIDE: dict[str, str | None] = {"value": None}
 # Inside ``run(..., cache=False)``: the set of cache entries already recomputed in this call, so
 # nested ``run`` calls recompute (once) instead of reading the cache.
 _REFRESHING: contextvars.ContextVar = contextvars.ContextVar("dpolearn_cache_refresh", default=None)
 
-Seed = Union[int, np.random.SeedSequence]
+Seed = int | np.random.SeedSequence
 
 
 @dataclass(frozen=True)
 class Experiment:
     id: str
     title: str
-    compute: Callable[..., Dict[str, Any]]
-    plot: Optional[Callable[[Dict[str, Any]], Any]] = None
-    summary: Optional[Callable[[Dict[str, Any]], List[Dict[str, Any]]]] = None
+    compute: Callable[..., dict[str, Any]]
+    plot: Callable[[dict[str, Any]], Any] | None = None
+    summary: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     chapter: str = ""
 
 
@@ -98,7 +120,7 @@ def _load_all() -> None:
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
 
 
-def ids() -> List[str]:
+def ids() -> list[str]:
     """All registered experiment ids, sorted."""
     _load_all()
     return sorted(_REGISTRY)
@@ -120,7 +142,7 @@ def _check_scale(name: str, value: Any) -> str:
     return check_choice(name, value, SCALES)
 
 
-def scale(value: Optional[str] = None) -> str:
+def scale(value: str | None = None) -> str:
     """The experiment scale in force.
 
     ``value`` if given (validated), else the scale chosen with :func:`set_scale`, else
@@ -137,7 +159,7 @@ def scale(value: Optional[str] = None) -> str:
     return _check_scale("DPOLEARN_SCALE", env) if env else "quick"
 
 
-def set_scale(value: Optional[str]) -> str:
+def set_scale(value: str | None) -> str:
     """Choose the scale of every later experiment in this process; returns it.
 
     Overrides ``$DPOLEARN_SCALE``; ``set_scale(None)`` goes back to it. In a notebook, call it
@@ -268,8 +290,8 @@ def refresh_session() -> Iterator[set]:
         _REFRESHING.reset(token)
 
 
-def run(id: str, scale_name: Optional[str] = None, seed: Seed = 0, jobs: int = 1,
-        progress: Optional[bool] = None, cache: bool = True) -> Dict[str, Any]:
+def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
+        progress: bool | None = None, cache: bool = True) -> dict[str, Any]:
     """Compute (or load from the cache) the data of experiment ``id``.
 
     Parameters
@@ -317,7 +339,7 @@ def run(id: str, scale_name: Optional[str] = None, seed: Seed = 0, jobs: int = 1
     return data
 
 
-def figure(id: str, data: Dict[str, Any]):
+def figure(id: str, data: dict[str, Any]):
     """Draw experiment ``id`` from its data; returns a matplotlib Figure."""
     exp = get(id)
     if not isinstance(data, dict):
@@ -351,7 +373,7 @@ def check_out_dir(out_dir: Any) -> Path:
     return path
 
 
-def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> List[Dict[str, Any]]:
+def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> list[dict[str, Any]]:
     """summary.csv rows (one per Result) in the fixed column order of DESIGN.md."""
     rows = []
     for res in results:
@@ -369,7 +391,7 @@ def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> 
     return rows
 
 
-def write_outputs(id: str, data: Dict[str, Any], out_dir: Union[str, os.PathLike]) -> Path:
+def write_outputs(id: str, data: dict[str, Any], out_dir: str | os.PathLike) -> Path:
     """Write the figure (PNG, SVG), the data (NPZ of its arrays) and summary.csv under
     ``out_dir/<id>/``; returns that directory."""
     import matplotlib.pyplot as plt
