@@ -81,6 +81,12 @@ def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
     ``resampled`` set to the policy's resampling flag). Returns ``(regret, pulls)`` with the
     pseudo-regret at the checkpoints ``ck``.
     """
+    if not isinstance(policy, RNMFTNL):
+        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
+    if not getattr(env, "has_block_sums", False):
+        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
+    horizon = policy.check_horizon(horizon)
+    n_runs = check_positive_int("n_runs", n_runs)
     gaps = env.gaps_for(n_runs)
     rows = np.arange(n_runs)
     regret = np.empty((n_runs, len(ck)))
