@@ -19,14 +19,14 @@ from dpolearn import audit as A
 from dpolearn import gdp
 from dpolearn import lower_bounds as lb
 from dpolearn.accounting import advanced_composition
-from dpolearn.bandits.dp_ts_ucb import C0, dp_ts_ucb_gdp, sampling_budget
+from dpolearn.bandits.dp_ts_ucb import dp_ts_ucb_gdp, sampling_budget
 from dpolearn.bandits.kl import kl_bernoulli
 from dpolearn.experiments import compare as cmp
 from dpolearn.experiments.primer import lai_robbins_rate, ucb1_bound
 from dpolearn.mechanisms import interval_mean as im
 
 HERE = Path(__file__).resolve().parent
-QUESTION = re.compile(r"^## Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}", re.M)
+QUESTION = re.compile(r"^## Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}", re.MULTILINE)
 
 
 def question_numbers() -> dict[str, str]:
@@ -41,7 +41,7 @@ def question_numbers() -> dict[str, str]:
 def expected_rows() -> list[tuple[str, str, str]]:
     """(exercise label, quantity, expected value) for every exercise with a numeric answer."""
     rows = []
-    add = lambda label, what, value: rows.append((label, what, value))  # noqa: E731
+    add = lambda label, what, value: rows.append((label, what, value))
     # -- problem set 1
     add("ex-primer-attack", "cap at ε = 1, e/(1+e)", f"{math.e / (1 + math.e):.3f}")
     add("ex-primer-attack", "threshold test at ε = 1, 1 − e^(−1/2)/2", f"{1 - 0.5 * math.exp(-0.5):.3f}")
@@ -51,7 +51,7 @@ def expected_rows() -> list[tuple[str, str, str]]:
         add("ex-primer-rnm", f"loss, monotone neighbour, d = {d:g}",
             f"{math.log((1 + math.exp(d)) / (1 + math.exp(d - 1))):.4f} (→ 1)")
     for k in (10, 100, 1000, 10_000):
-        eps0 = brentq(lambda e: advanced_composition(e, 0.0, k, 1e-6).epsilon - 1.0, 1e-9, 1.0)
+        eps0 = brentq(lambda e, k=k: advanced_composition(e, 0.0, k, 1e-6).epsilon - 1.0, 1e-9, 1.0)
         add("ex-primer-code-budget", f"k = {k:,}: ε₀ basic / advanced", f"{1 / k:.2e} / {eps0:.2e}")
     add("ex-primer-code-audit", "exact tail log-ratio ln P₁(Y>2)/P₀(Y>2): honest / half noise (ε = 1)",
         "1.000 / 2.000")
@@ -72,7 +72,7 @@ def expected_rows() -> list[tuple[str, str, str]]:
     add("ex-gdp-tight", "α = 1, T = 10⁶: μ of Theorem 4.4 / with ⌊φ⌋", f"{mu_thm:.4f} / {mu_floor:.4f}")
     add("ex-gdp-tight", "ε at δ = 10⁻⁵ for these two μ",
         f"{float(gdp.gdp_epsilon(1e-5, mu_thm)):.3f} / {float(gdp.gdp_epsilon(1e-5, mu_floor)):.3f}")
-    cross = brentq(lambda lt: float(dp_ts_ucb_gdp(int(round(math.exp(lt))), 0.0)) - math.sqrt(math.exp(lt) / 2),
+    cross = brentq(lambda lt: float(dp_ts_ucb_gdp(round(math.exp(lt)), 0.0)) - math.sqrt(math.exp(lt) / 2),
                    math.log(1e3), math.log(1e8))
     add("ex-gdp-crossover", "T where DP-TS-UCB (α = 0) and Gaussian TS have equal GDP level",
         f"{math.exp(cross):,.3g}")
@@ -134,7 +134,7 @@ def expected_rows() -> list[tuple[str, str, str]]:
 def expected_markdown() -> str:
     """The rows as one Markdown table, ordered by question number."""
     numbers = question_numbers()
-    key = lambda row: tuple(int(p) for p in numbers.get(row[0], "9.99").split("."))  # noqa: E731
+    key = lambda row: tuple(int(p) for p in numbers.get(row[0], "9.99").split("."))
     lines = ["# Expected outputs of the problem sets (instructors only)", "",
              "Computed by `assignments/expected_outputs.py` from the package; do not hand this to students.", "",
              "| question | exercise | quantity | expected |", "|---|---|---|---:|"]

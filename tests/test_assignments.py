@@ -1,0 +1,204 @@
+"""The autograded problem sets: ``make assignments`` and grading with ``otter run`` (no Docker).
+
+One ``make assignments`` per test session (fixture), then for every set:
+
+* the student notebook holds no solution code, no written answer and no hidden test;
+* the solution notebook scores full marks on every autograded question;
+* the blank student notebook scores zero on every autograded question;
+* plausible wrong answers (half the Laplace noise, an off-by-one schedule, ...), made by editing
+  the solution notebook's cells, each lose the points of their question, and only those.
+
+The tests sit in their own xdist group so that one worker grades while the other runs the book
+build. The nine ``otter run`` gradings run three at a time, as do the three ``otter assign`` of the
+build. Measured on the shared 2-core machine: see the report of ``--durations``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "_build" / "assignments"
+SETS = ("set1", "set2", "set3")
+BIN = Path(sys.executable).parent
+
+pytestmark = pytest.mark.xdist_group("assignments")
+
+sys.path.insert(0, str(ROOT / "assignments"))
+from build import exercise_numbers
+from expected_outputs import question_numbers
+
+# Wrong answers: (question, text in the solution cell, replacement). Each is a mistake a student
+# could plausibly make, and each must be caught by a hidden test of its question.
+WRONG_ANSWERS = {
+    "set1": [
+        ("q1_3", "return max(1.0 / k, advanced_eps0(k, delta_prime))",
+         "return advanced_eps0(k, delta_prime)"),                         # forgets basic composition
+        ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),   # half the noise
+        ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),      # misses 2^L
+        ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),   # batch of 2^r pulls
+    ],
+    "set2": [
+        ("q2_3", "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
+         "honest_one_dp = {c for c in configs if c[1] <= 1.0}"),             # trusts the nominal epsilon
+        ("q2_10", "d = math.ceil(math.log2(complexity))", "d = math.floor(math.log2(complexity))"),
+    ],
+    "set3": [
+        ("q3_4", "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2 - 1e-9)  # SOLUTION",
+         "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2) + 1"),
+        ("q3_13", "g = 2 / (math.exp(0.5) - 1)", "g = 2 / (math.exp(1.5) - 1)"),   # loss 1.5 read as e^1.5
+    ],
+}
+
+
+def _solution_texts(set_name: str) -> list[str]:
+    """Every solution line and written answer of a set's source, and its hidden tests."""
+    import jupytext
+
+    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+    texts = []
+    for cell in jupytext.reads(text, fmt="md:myst").cells:
+        if cell.cell_type != "code":
+            continue
+        inside = False
+        for line in cell.source.splitlines():
+            marker = line.strip()
+            if marker in ("# BEGIN SOLUTION", "# END SOLUTION"):
+                inside = marker == "# BEGIN SOLUTION"
+            elif inside and len(marker) > 12 and not marker.startswith("#"):
+                texts.append(marker)
+            elif marker.endswith("# SOLUTION"):
+                texts.append(marker.split("# SOLUTION")[0].strip())
+    assert len(texts) > 5, f"{set_name}: no solution lines found; has the format changed?"
+    texts += re.findall(r"^(\*\*Answer\.\*\* .{20})", text, flags=re.MULTILINE)
+    texts += re.findall(r'""" # END TEST CONFIG\ndef (test_\w+)', text)
+    return texts
+
+
+def _otter_run(submission: Path, set_name: str, out_dir: Path) -> dict[str, tuple[float, float]]:
+    """Grade one notebook with ``otter run``; return {question: (score, max_score)}."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    zip_path = OUT / set_name / f"{set_name}-autograder.zip"
+    proc = subprocess.run([str(BIN / "otter"), "run", "--no-logo", "-a", str(zip_path),
+                           "-o", str(out_dir), str(submission)],
+                          check=False, capture_output=True, text=True, timeout=600, cwd=out_dir)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads((out_dir / "results.json").read_text())
+    return {t["name"]: (t["score"], t["max_score"]) for t in results["tests"]
+            if t["name"] != "Public Tests"}
+
+
+@pytest.fixture(scope="session")
+def built():
+    """Run ``make assignments`` once (the stamp prerequisite is taken as up to date)."""
+    env = dict(os.environ, DPOLEARN_PROGRESS="0")
+    proc = subprocess.run(["make", "-o", ".venv/.installed", "assignments", f"BIN={BIN}"], check=False,
+                          cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return OUT
+
+
+def _autograded_questions(set_name: str) -> set[str]:
+    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+    configs = re.findall(r"# BEGIN QUESTION\n(.*?)```", text, flags=re.DOTALL)
+    return {re.search(r"name: (\S+)", c).group(1) for c in configs if "manual: true" not in c}
+
+
+def test_every_label_and_number_is_consistent():
+    """Each set question points at an existing exercise, each exercise at most one question,
+    and the Assignments page uses the notebooks' numbers."""
+    known = exercise_numbers()
+    numbers = question_numbers()
+    assert numbers and set(numbers) <= set(known), set(numbers) - set(known)
+    page = (ROOT / "book" / "assignments.md").read_text()
+    for label, number in numbers.items():
+        assert re.search(rf"\| {re.escape(number)} \| {{numref}}`{re.escape(label)}`", page), \
+            f"the Assignments page does not list {label} as question {number}"
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_student_notebook_has_no_solutions(built, set_name):
+    student = (built / set_name / f"{set_name}.ipynb").read_text()
+    nb = nbformat.reads(student, as_version=4)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "hidden: true", "**Answer.**"):
+        assert marker not in student, f"{set_name}: student notebook contains {marker!r}"
+    leaked = [t for t in _solution_texts(set_name) if t in student]
+    assert not leaked, f"{set_name}: solution or hidden-test text in the student notebook: {leaked[:5]}"
+    checks = {m.group(1) for c in nb.cells if c.cell_type == "code"
+              for m in re.finditer(r'grader\.check\("(\w+)"\)', c.source)}
+    assert checks == _autograded_questions(set_name), "every autograded question needs a public check"
+
+
+def _wrong_answer_notebook(set_name: str, path: Path) -> Path:
+    """The solution notebook with the wrong answers of WRONG_ANSWERS written into its cells."""
+    nb = nbformat.read(OUT / set_name / "instructor" / f"{set_name}-solution.ipynb", as_version=4)
+    for question, right, wrong in WRONG_ANSWERS[set_name]:
+        cells = [c for c in nb.cells if c.cell_type == "code" and right in c.source]
+        assert len(cells) == 1, f"{question}: the text to replace must occur in one cell: {right!r}"
+        cells[0].source = cells[0].source.replace(right, wrong)
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def grades(built, tmp_path_factory):
+    """Scores of the solution, blank and wrong-answer notebooks of every set, graded by
+    ``otter run`` three at a time (each run mostly waits on its kernel)."""
+    jobs = []
+    for set_name in SETS:
+        work = tmp_path_factory.mktemp(set_name)
+        blank = work / f"{set_name}.ipynb"
+        blank.write_text((built / set_name / f"{set_name}.ipynb").read_text())
+        (work / "wrong").mkdir()
+        wrong = _wrong_answer_notebook(set_name, work / "wrong" / f"{set_name}.ipynb")
+        solution = built / set_name / "instructor" / f"{set_name}-solution.ipynb"
+        for kind, submission in (("solution", solution), ("blank", blank), ("wrong", wrong)):
+            jobs.append((kind, set_name, submission, tmp_path_factory.mktemp(f"graded-{kind}")))
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        scores = list(pool.map(lambda job: _otter_run(job[2], job[1], job[3]), jobs))
+    return {(kind, set_name): score for (kind, set_name, _, _), score in zip(jobs, scores)}
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_committed_student_notebook_is_current(built, set_name):
+    """The Assignments page links assignments/student/<set>.ipynb: it must be today's build."""
+    committed = ROOT / "assignments" / "student" / f"{set_name}.ipynb"
+    assert committed.exists(), f"missing {committed}: run python assignments/build.py --sync-student"
+    cells = lambda path: [(c.cell_type, c.source) for c in nbformat.read(path, as_version=4).cells]
+    assert cells(committed) == cells(built / set_name / f"{set_name}.ipynb"), \
+        f"{committed.name} is stale: run python assignments/build.py --sync-student and commit it"
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_solution_scores_full_marks(grades, set_name):
+    scores = grades[("solution", set_name)]
+    assert set(scores) == _autograded_questions(set_name)
+    short = {q: s for q, s in scores.items() if s[0] != s[1] or s[1] <= 0}
+    assert not short, f"{set_name}: the solution loses points: {short}"
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_blank_student_notebook_scores_zero(grades, set_name):
+    scores = grades[("blank", set_name)]
+    assert set(scores) == _autograded_questions(set_name)
+    nonzero = {q: s for q, s in scores.items() if s[0] != 0}
+    assert not nonzero, f"{set_name}: a blank notebook earns points: {nonzero}"
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_wrong_answers_fail_their_hidden_tests(grades, set_name):
+    scores = grades[("wrong", set_name)]
+    broken = {q for q, _, _ in WRONG_ANSWERS[set_name]}
+    for question, (score, max_score) in scores.items():
+        if question in broken:
+            assert score < max_score, f"{set_name}: the wrong answer to {question} keeps full marks"
+        else:
+            assert score == max_score, f"{set_name}: {question} lost points it should keep"
