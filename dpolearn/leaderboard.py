@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._validation import check_epsilon, check_positive_int
-from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
+from .accounting import ApproxDP, GaussianDP, PureDP
 from .audit import AuditResult, adversarial_pairs, audit_policy
 from .envs import BernoulliBandit
 from .experiments.compare import (BANDIT_ALGORITHMS, EPSILONS, INSTANCES, LEADERBOARD_INSTANCES,
