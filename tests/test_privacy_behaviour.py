@@ -33,14 +33,34 @@ import math
 import numpy as np
 import pytest
 
-from dpolearn.bandits import (DPSE, DPTS, DPTSUCB, DPUCB, AdaPKLUCB, AdaPUCB, AnytimeLazyUCB,
-                              DPUCBBound, DPUCBInt, LazyDPTS, MTSGaussian, PrivateUCB)
+from dpolearn.bandits import (
+    DPSE,
+    DPTS,
+    DPTSUCB,
+    DPUCB,
+    AdaPKLUCB,
+    AdaPUCB,
+    AnytimeLazyUCB,
+    DPUCBBound,
+    DPUCBInt,
+    LazyDPTS,
+    MTSGaussian,
+    PrivateUCB,
+)
 from dpolearn.envs import BernoulliBandit, BernoulliExperts
 from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
 from dpolearn.gdp import gdp_delta
-from dpolearn.mechanisms import (BinaryCounter, ExponentialMechanism, GaussianMechanism,
-                                 HybridCounter, IntervalLaplaceMean, LaplaceMechanism,
-                                 LazyDoublingPrivateMean, LogarithmicCounter, ReportNoisyMax)
+from dpolearn.mechanisms import (
+    BinaryCounter,
+    ExponentialMechanism,
+    GaussianMechanism,
+    HybridCounter,
+    IntervalLaplaceMean,
+    LaplaceMechanism,
+    LazyDoublingPrivateMean,
+    LogarithmicCounter,
+    ReportNoisyMax,
+)
 from dpolearn.mechanisms.interval_mean import heterogeneous_advanced_composition
 from dpolearn.mechanisms.noisy_max import selection_probabilities
 
@@ -311,7 +331,7 @@ def test_hybrid_counter_noise_composes_to_its_guarantee(split, base):
 # --------------------------------------------------------------------- DP-UCB family
 def _counter_errors(policy, horizon, *, n_arms=2, seed=2):
     """Per-arm release error (noisy sum minus exact sum) at every count, unit noise."""
-    errs = [dict() for _ in range(n_arms)]
+    errs = [{} for _ in range(n_arms)]
 
     def after(t, arms, x):
         for a in range(n_arms):
@@ -668,6 +688,8 @@ def test_dp_ts_ucb_posterior_draws_compose_within_tight_gdp(alpha, horizon):
     policy.reset(1, 2, rng)
     open_mu2 = np.zeros(2)
     closed = []                                   # (n, composed mu^2) of every posterior
+    data = np.random.default_rng(24)
+    since_rebuild = [[], []]                      # rewards of each arm since its last posterior
 
     for t in range(1, horizon + 1):
         since = len(rng.calls)
@@ -680,9 +702,15 @@ def test_dp_ts_ucb_posterior_draws_compose_within_tight_gdp(alpha, horizon):
             n = policy.n_[0]
             open_mu2 += np.where(fresh, 1.0 / (n * np.where(fresh, sd_used, 1.0)) ** 2, 0.0)
         n_before, h_before = policy.n_[0].copy(), policy.h_[0].copy()
-        policy.update(t, arms, np.where(arms == 0, 1.0, 0.0))
+        x = 0.5 * data.random(1) + np.where(arms == 0, 0.5, 0.0)    # arm 0 is the better one
+        since_rebuild[int(arms[0])].append(float(x[0]))
+        policy.update(t, arms, x)
         rebuilt = (policy.n_[0] != n_before) | (policy.h_[0] > h_before)
         for a in np.flatnonzero(rebuilt):
+            # a posterior is the mean of exactly the rewards since the previous one (forgetting)
+            assert policy.n_[0, a] == len(since_rebuild[a])
+            assert policy.mu_hat_[0, a] == pytest.approx(np.mean(since_rebuild[a]), abs=1e-12)
+            since_rebuild[a] = []
             if t > 2:
                 closed.append((n_before[a], open_mu2[a]))
             open_mu2[a] = 0.0

@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from mutants_catalogue import MUTANTS  # noqa: E402
+from mutants_catalogue import MUTANTS
 
 #: What is copied into each sandbox (everything pytest and the package need, nothing built).
 COPY = ["dpolearn", "tests", "pyproject.toml", "README.md", "CONTRIBUTING.md", "_config.yml",
@@ -151,7 +151,7 @@ def sandbox_env(box: Path) -> dict:
 def verify_import(box: Path) -> None:
     """Refuse to run unless ``import dpolearn`` resolves to the sandbox copy."""
     out = subprocess.run([sys.executable, "-c", "import dpolearn; print(dpolearn.__file__)"],
-                         cwd=box, env=sandbox_env(box), capture_output=True, text=True)
+                         cwd=box, env=sandbox_env(box), capture_output=True, text=True, check=False)
     where = Path(out.stdout.strip()).resolve()
     if out.returncode != 0 or box.resolve() not in where.parents:
         raise RuntimeError(f"dpolearn is imported from {where or out.stderr!s}, not from the "
@@ -170,7 +170,7 @@ def run_one(mutant: dict | None, tests=None, timeout: float = TIMEOUT) -> dict:
         cmd = pytest_command(box, mutant["file"] if mutant else None, tests)
         try:
             proc = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True,
-                                  text=True, timeout=timeout)
+                                  text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "seconds": time.perf_counter() - start,
                     "killer": f"timeout after {timeout:.0f} s"}
