@@ -39,13 +39,14 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from mutants_catalogue import MUTANTS
 
-#: What is copied into each sandbox (everything pytest and the package need, nothing built).
-COPY = ["dpolearn", "tests", "pyproject.toml", "README.md", "CONTRIBUTING.md", "_config.yml",
-        "_toc.yml", "requirements.txt", "requirements-test.txt", "tools", "benchmarks"]
+#: Top-level entries NOT copied into a sandbox (version control, environments, build output).
+SKIP = {".git", ".venv", "_build", "results", ".pytest_cache", ".ruff_cache", "dpolearn.egg-info",
+        "__pycache__"}
 #: Test files that build or read the book, open a browser, or produce documents: excluded.
+#: (test_api_reference.py checks the book's API pages, one test on the built book.)
 EXCLUDE_GLOBS = ["tests/test_book*.py", "tests/test_notebook*.py", "tests/test_browser*.py",
                  "tests/test_assign*.py", "tests/test_edition*.py", "tests/test_pdf*.py",
-                 "tests/browser_fixture"]
+                 "tests/test_api_reference*.py", "tests/browser_fixture"]
 #: Run first: the tests that check privacy behaviour directly.
 FIRST = ["tests/test_privacy_behaviour.py"]
 #: Tests of each module, run right after FIRST when that module is mutated.
@@ -109,11 +110,13 @@ def check_catalogue(mutants) -> list:
 
 
 def make_sandbox() -> Path:
-    """A fresh copy of the repository parts the tests need."""
+    """A fresh copy of the working tree (without .git, environments and build output)."""
     box = Path(tempfile.mkdtemp(prefix="dpolearn-mutant-"))
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
-    for name in COPY:
-        src = ROOT / name
+    for src in sorted(ROOT.iterdir()):
+        name = src.name
+        if name in SKIP:
+            continue
         if src.is_dir():
             shutil.copytree(src, box / name, ignore=ignore)
         elif src.exists():
@@ -133,7 +136,7 @@ def pytest_command(box: Path, mutated_file: str | None, tests=None) -> list:
         order += ["tests", "dpolearn"]
     order = [p for i, p in enumerate(order) if p not in order[:i] and (box / p).exists()]
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rfE"]
+           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rfE", "-m", "not book"]
     for pattern in EXCLUDE_GLOBS:
         cmd += ["--ignore-glob", str(box / pattern)]
     return cmd + order
