@@ -110,7 +110,12 @@ def _run(args, names: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for any bad input)."""
-    warnings.showwarning = _one_line_warnings
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warnings
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command == "list":

@@ -69,6 +69,24 @@ def _refused(out, *needles):
 
 
 @pytest.fixture
+def main_in_process(monkeypatch, capsys, tmp_path):
+    """``python -m dpolearn ARGS`` in this process (faster); returns a CompletedProcess-like."""
+    from dpolearn.__main__ import main
+
+    def call(*args, env=None):
+        for name in [k for k in os.environ if k.startswith("DPOLEARN_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path / "cache"))
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out.out, out.err)
+    return call
+
+
+@pytest.fixture
 def env(tmp_path):
     """The environment of a CLI call, with its own (empty) cache directory."""
     values = {k: v for k, v in os.environ.items() if not k.startswith("DPOLEARN_")}
@@ -91,23 +109,31 @@ def env(tmp_path):
     (["frobnicate"], ["frobnicate"]),
     ([], ["command"]),
 ])
-def test_bad_arguments_are_one_line_exit_2(env, args, needles):
-    _refused(_cli(*args, env=env), *needles)
-
-
-def test_out_that_is_a_file_is_refused_before_computing(env, tmp_path):
-    target = tmp_path / "a-file"
-    target.write_text("x")
-    _refused(_cli("run", "primer-ucb-ts", "--out", str(target), env=env), "--out", str(target), "file")
+def test_bad_arguments_are_one_line_exit_2(main_in_process, tmp_path, args, needles):
+    _refused(main_in_process(*args), *needles)
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
 
-def test_unwritable_out_is_refused_before_computing(env, tmp_path):
+def test_bad_input_from_a_real_shell_is_one_line_exit_2(env):
+    """The same checks end to end, in a child process (no traceback reaches the terminal)."""
+    _refused(_cli("run", "nope", env=env), "unknown experiment id", "nope")
+    _refused(_cli("run", "primer-ucb-ts", "--seed", "-3", env=env), "--seed must be >= 0, got -3")
+    _refused(_cli("run", "primer-ucb-ts", env=dict(env, DPOLEARN_SCALE="QUICK")), "DPOLEARN_SCALE", "'QUICK'")
+
+
+def test_out_that_is_a_file_is_refused_before_computing(main_in_process, tmp_path):
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    _refused(main_in_process("run", "primer-ucb-ts", "--out", str(target)), "--out", str(target), "file")
+    assert not (tmp_path / "cache").exists(), "refused before any computation"
+
+
+def test_unwritable_out_is_refused_before_computing(main_in_process, tmp_path):
     # Running as root defeats file permissions, so use places no one can create a directory in.
     below_a_file = tmp_path / "a-file" / "results"
     (tmp_path / "a-file").write_text("x")
-    _refused(_cli("run", "primer-ucb-ts", "--out", str(below_a_file), env=env), "--out", str(below_a_file))
-    _refused(_cli("run", "primer-ucb-ts", "--out", "/proc/dpolearn-results", env=env),
+    _refused(main_in_process("run", "primer-ucb-ts", "--out", str(below_a_file)), "--out", str(below_a_file))
+    _refused(main_in_process("run", "primer-ucb-ts", "--out", "/proc/dpolearn-results"),
              "--out", "/proc/dpolearn-results", "writable")
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
@@ -116,15 +142,16 @@ def test_unwritable_out_is_refused_before_computing(env, tmp_path):
     ("DPOLEARN_SCALE", "nonsense"), ("DPOLEARN_SCALE", "QUICK"),
     ("DPOLEARN_PROGRESS", "maybe"), ("DPOLEARN_PROGRESS", "2"),
 ])
-def test_bad_environment_is_refused_before_computing(env, tmp_path, name, value):
-    env[name] = value
-    _refused(_cli("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env=env), name, repr(value))
+def test_bad_environment_is_refused_before_computing(main_in_process, tmp_path, name, value):
+    _refused(main_in_process("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env={name: value}),
+             name, repr(value))
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
 
-def test_cache_variable_naming_a_file_is_refused(env, tmp_path):
-    (tmp_path / "cache").write_text("x")
-    _refused(_cli("run", "primer-ucb-ts", env=env), "DPOLEARN_CACHE", "file")
+def test_cache_variable_naming_a_file_is_refused(main_in_process, tmp_path):
+    (tmp_path / "cache-file").write_text("x")
+    _refused(main_in_process("run", "primer-ucb-ts", env={"DPOLEARN_CACHE": str(tmp_path / "cache-file")}),
+             "DPOLEARN_CACHE", "file")
 
 
 @pytest.mark.parametrize("value, shown", [("0", False), ("off", False), ("No", False),
@@ -236,3 +263,13 @@ def test_derive_seed_reads_seed_sequences_without_advancing_them():
     assert other.entropy != first.entropy
     # integers seed as before: the same keys, the same bits
     assert dpl.experiments.derive_seed("fig", 1, 0.5).entropy == dpl.experiments.derive_seed("fig", 1, 0.5).entropy
+
+
+@pytest.mark.parametrize("id, title, error", [
+    ("../escape", "t", ValueError), ("", "t", ValueError), ("a b", "t", ValueError),
+    (3, "t", ValueError), ("fine-id", None, TypeError),
+])
+def test_register_refuses_ids_that_are_not_file_names(id, title, error):
+    with pytest.raises(error, match="id|title"):
+        dpl.experiments.register(id, title=title)
+    assert id not in dpl.experiments.registry._REGISTRY

@@ -4,10 +4,31 @@ Modules in this package register their experiments on import; ``ids()`` imports 
 See :mod:`dpolearn.experiments.registry` for the scale switch (``set_scale``), the result
 cache and the executors (local processes or Dask, ``set_executor``).
 """
-from .registry import (EXECUTORS, SCALES, SUMMARY_COLUMNS, CacheWarning, Experiment, cache_dir,
-                       check_out_dir, derive_seed, executor, figure, get, ids, parallel_map,
-                       progress_default, refresh_session, register, regret_rows, run, scale,
-                       set_executor, set_scale, source_hash, write_outputs)
+from .registry import (
+                       EXECUTORS,
+                       SCALES,
+                       SUMMARY_COLUMNS,
+                       CacheWarning,
+                       Experiment,
+                       cache_dir,
+                       check_out_dir,
+                       derive_seed,
+                       executor,
+                       figure,
+                       get,
+                       ids,
+                       parallel_map,
+                       progress_default,
+                       refresh_session,
+                       register,
+                       regret_rows,
+                       run,
+                       scale,
+                       set_executor,
+                       set_scale,
+                       source_hash,
+                       write_outputs,
+)
 
 __all__ = ["EXECUTORS", "SCALES", "SUMMARY_COLUMNS", "CacheWarning", "Experiment", "cache_dir",
            "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",

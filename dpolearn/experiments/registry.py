@@ -35,6 +35,7 @@ import csv
 import hashlib
 import numbers
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": Tru
                    "0": False, "false": False, "off": False, "no": False}
 
 _REGISTRY: dict[str, Experiment] = {}
+_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SCALE_OVERRIDE: dict[str, str | None] = {"value": None}
 # Inside ``run(..., cache=False)``: the set of cache entries already recomputed in this call, so
 # nested ``run`` calls recompute (once) instead of reading the cache.
@@ -100,8 +102,19 @@ class Experiment:
 
 
 def register(id: str, *, title: str, plot=None, summary=None, chapter: str = ""):
-    """Decorator registering ``compute(scale, seed, jobs, progress)`` under ``id``."""
+    """Decorator registering ``compute(scale, seed, jobs, progress)`` under ``id``.
+
+    ``id`` names files (cache entries, output directories): letters, digits, ``.``, ``_``, ``-``.
+    """
+    if not isinstance(id, str) or not _ID_PATTERN.fullmatch(id):
+        raise ValueError(f"experiment id must be letters, digits, '.', '_' or '-' (not starting "
+                         f"with a punctuation mark), got {id!r}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {title!r}")
+
     def wrap(compute):
+        if not callable(compute):
+            raise TypeError(f"register({id!r}) must decorate a function, got {compute!r}")
         if id in _REGISTRY and _REGISTRY[id].compute.__qualname__ != compute.__qualname__:
             raise ValueError(f"experiment id {id!r} is registered twice")
         _REGISTRY[id] = Experiment(id, title, compute, plot, summary, chapter)
