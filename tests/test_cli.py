@@ -273,3 +273,15 @@ def test_register_refuses_ids_that_are_not_file_names(id, title, error):
     with pytest.raises(error, match="id|title"):
         dpl.experiments.register(id, title=title)
     assert id not in dpl.experiments.registry._REGISTRY
+
+
+def test_run_with_a_seed_sequence_is_reproducible_and_leaves_it_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    seq = np.random.SeedSequence(7)
+    one = dpl.experiments.run("primer-ucb-ts", "quick", seed=seq, progress=False, cache=False)
+    two = dpl.experiments.run("primer-ucb-ts", "quick", seed=seq, progress=False, cache=False)
+    other = dpl.experiments.run("primer-ucb-ts", "quick", seed=np.random.SeedSequence(8),
+                                progress=False, cache=False)
+    assert seq.n_children_spawned == 0, "the caller's SeedSequence is read, never advanced"
+    assert np.array_equal(one["UCB1"].regret, two["UCB1"].regret)
+    assert not np.array_equal(one["UCB1"].regret, other["UCB1"].regret)
