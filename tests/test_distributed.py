@@ -136,3 +136,17 @@ def test_dask_executor_without_dask_names_the_extra(tmp_path):
     # The local executor needs none of it.
     out = _cli("run", "primer-ucb-ts", "--quiet", cache=tmp_path / "cache", extra_env=env)
     assert out.returncode == 0, out.stderr
+
+
+def test_executor_opened_from_an_address_is_closed_when_leaving(cluster):
+    from dpolearn.experiments import _executor
+
+    try:
+        dpl.experiments.set_executor("dask", scheduler=cluster.scheduler_address)
+        client = _executor.current_client()
+        assert client.status == "running"
+        assert dpl.experiments.parallel_map(abs, [-3, 2, -1]) == [3, 2, 1]
+    finally:
+        dpl.experiments.set_executor("local")
+    assert client.status == "closed"
+    assert dpl.experiments.executor() == ("local", None)

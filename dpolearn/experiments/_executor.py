@@ -20,7 +20,7 @@ EXECUTORS = ("local", "dask")
 DASK_EXTRA_HINT = 'pip install "dpolearn[distributed]"'
 CONNECT_TIMEOUT = "10s"
 
-_current: dict = {"name": "local", "scheduler": None, "client": None}
+_current: dict = {"name": "local", "scheduler": None, "client": None, "owned": False}
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,24 +67,38 @@ def set_executor(name: str = "local", scheduler: Any = None) -> None:
     if name == "local":
         if scheduler is not None:
             raise ValueError(f"scheduler is only used with the 'dask' executor, got {scheduler!r}")
-        _current.update(name="local", scheduler=None, client=None)
+        _release_client()
+        _current.update(name="local", scheduler=None, client=None, owned=False)
         return
     if scheduler is None:
         raise ValueError("scheduler must be given with the 'dask' executor "
                          "(an address such as 'tcp://host:8786' or a distributed.Client), got None")
     distributed = _import_distributed()
     if isinstance(scheduler, distributed.Client):
-        client, address = scheduler, scheduler.scheduler.address
+        client, address, owned = scheduler, scheduler.scheduler.address, False
     elif isinstance(scheduler, str) and scheduler.strip():
         address = scheduler.strip()
         try:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise OSError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+        owned = True
     else:
         raise TypeError(f"scheduler must be an address string or a distributed.Client, got {scheduler!r}")
-    _check_workers(client, address)
-    _current.update(name="dask", scheduler=address, client=client)
+    try:
+        _check_workers(client, address)
+    except BaseException:
+        if owned:
+            client.close()
+        raise
+    _release_client()
+    _current.update(name="dask", scheduler=address, client=client, owned=owned)
+
+
+def _release_client() -> None:
+    """Close the client this module opened (a client passed in by the caller stays open)."""
+    if _current["owned"] and _current["client"] is not None:
+        _current["client"].close()
 
 
 def _check_workers(client, address: str) -> None:
