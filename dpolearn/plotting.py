@@ -292,7 +292,8 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
     """One legend for the whole figure, below the panels, with as many columns as fit.
 
     Handles are collected from every axes (first occurrence of each label wins), unless
-    ``handles`` and ``labels`` are given.
+    ``handles`` and ``labels`` are given. When the grid has an empty slot (an axes turned off)
+    and at most ten entries, the legend fills that slot instead.
     """
     if handles is None:
         handles, labels, seen = [], [], set()
@@ -304,6 +305,10 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
                     labels.append(lab)
     if not handles:
         return None
+    spare = [ax for ax in np.ravel(axes if axes is not None else fig.axes)
+             if not ax.axison and not ax.has_data()]
+    if spare and ncol is None and len(labels) <= 10 and "loc" not in kwargs:
+        return spare[0].legend(handles, labels, loc="center", **kwargs)   # an empty panel slot
     if ncol is None:
         # a legend entry is about 3 em of handle plus 0.55 em per character
         size = float(_rc("legend.fontsize"))
@@ -311,6 +316,11 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
         entry_pt = size * (4.2 + 0.55 * widest)
         ncol = max(1, min(len(labels), int(FIGURE_WIDTH_IN * 72 * 0.97 // entry_pt)))
     kwargs.setdefault("loc", "outside lower center")
+    if kwargs["loc"].startswith("outside"):
+        # grow the figure by the legend's height, so the panels keep their size
+        size = float(_rc("legend.fontsize"))
+        n_rows = -(-len(labels) // ncol) + (1 if kwargs.get("title") else 0)
+        fig.set_figheight(fig.get_figheight() + (1.45 * size * n_rows + 8) / 72)
     return fig.legend(handles, labels, ncol=ncol, **kwargs)
 
 

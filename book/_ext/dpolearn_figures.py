@@ -11,7 +11,8 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).
   call ``dpl.plotting.export(fig, "<name>")`` to publish a figure it draws itself (the static
   rendering of a widget, say).
 * The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
-  experiment id, what it shows, its chapter, and links to the three files.
+  experiment id, what it shows, its chapter, and links to the three files; the figures that
+  chapter cells exported are added to the table when the build finishes.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ logger = sphinx_logging.getLogger(__name__)
 
 FIGURE_SUBDIR = "figures"                    # -> _build/html/_static/figures/
 FIGURES_PAGE = "book/figures"                # files are written when this page is in the build
+CHAPTER_ROWS_MARK = "<!-- dpolearn-figures: chapter figures -->"
 
 
 def _figure_dir(app) -> Path:
@@ -70,7 +72,7 @@ def _fill_tables(app, doctree, docname):
                     f"<td>{chapter_cell}</td><td>{files}</td></tr>")
     html = ('<table class="table"><thead><tr><th>figure</th><th>what it shows</th>'
             "<th>chapter</th><th>files</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table>")
+            + CHAPTER_ROWS_MARK + "</tbody></table>")
     for node in doctree.traverse(FiguresTable):
         node.replace_self(nodes.raw("", html, format="html"))
 
@@ -92,14 +94,39 @@ def _export_all(app, exception):
     import dpolearn as dpl
 
     target = _figure_dir(app)
+    failed = []
     for exp in _experiments():
-        data = dpl.experiments.run(exp.id, progress=False)
-        fig = dpl.experiments.figure(exp.id, data)
         try:
-            dpl.plotting.export(fig, exp.id, target)
-        finally:
-            plt.close(fig)
-    logger.info(f"dpolearn_figures: SVG, PNG and CSV of every experiment figure in {target}")
+            data = dpl.experiments.run(exp.id, progress=False)
+            fig = dpl.experiments.figure(exp.id, data)
+            try:
+                dpl.plotting.export(fig, exp.id, target)
+            finally:
+                plt.close(fig)
+        except Exception as exc:                 # report every failure, export the others
+            failed.append(exp.id)
+            logger.warning(f"dpolearn_figures: no files for {exp.id}: "
+                           f"{type(exc).__name__}: {exc}")
+    _list_chapter_figures(app, target, {exp.id for exp in _experiments()})
+    logger.info(f"dpolearn_figures: SVG, PNG and CSV of the experiment figures in {target}"
+                + (f" (failed: {', '.join(failed)})" if failed else ""))
+
+
+def _list_chapter_figures(app, target: Path, experiment_ids) -> None:
+    """Add the figures that chapter cells exported themselves (``dpl.plotting.export``) to the
+    table of the figures page, which is written before the build finishes."""
+    names = sorted({p.stem for p in target.glob("*.svg")} - set(experiment_ids))
+    page = Path(app.outdir) / f"{FIGURES_PAGE}.html"
+    if not page.exists():
+        return
+    prefix = "../" * FIGURES_PAGE.count("/")
+    rows = "".join(
+        f"<tr><td><code>{name}</code></td><td>drawn in a chapter (e.g. a widget at its default "
+        "setting)</td><td></td><td>"
+        + " · ".join(_link(f"{prefix}_static/{FIGURE_SUBDIR}/{name}.{ext}", ext.upper())
+                     for ext in ("svg", "png", "csv")) + "</td></tr>" for name in names)
+    html = page.read_text(encoding="utf-8")
+    page.write_text(html.replace(CHAPTER_ROWS_MARK, rows), encoding="utf-8")
 
 
 def setup(app):
