@@ -15,6 +15,7 @@ quick scale are marked ``slow``.
 from __future__ import annotations
 
 import csv
+import pathlib
 import io
 
 import matplotlib
@@ -215,3 +216,25 @@ def test_export_without_a_directory_writes_nothing(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="name"):
         plotting.export(fig, "../escape", tmp_path)
     plt.close(fig)
+
+
+def test_figures_page_lists_figures_that_chapters_exported(tmp_path):
+    """The build extension adds every exported file that is not an experiment's to the page."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "book" / "_ext" / "dpolearn_figures.py"
+    spec = importlib.util.spec_from_file_location("dpolearn_figures", path)
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    target = tmp_path / "_static" / ext.FIGURE_SUBDIR
+    for name in ("hu2021-fig1", "gdp-tradeoff-widget"):
+        (target / "x").parent.mkdir(parents=True, exist_ok=True)
+        (target / f"{name}.svg").write_text("<svg/>")
+    page = tmp_path / f"{ext.FIGURES_PAGE}.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(f"<table>{ext.CHAPTER_ROWS_MARK}</table>")
+    ext._list_chapter_figures(SimpleNamespace(outdir=str(tmp_path)), target, {"hu2021-fig1"})
+    html = page.read_text()
+    assert "gdp-tradeoff-widget.png" in html and "gdp-tradeoff-widget.csv" in html
+    assert "hu2021-fig1" not in html and ext.CHAPTER_ROWS_MARK not in html
