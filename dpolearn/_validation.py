@@ -145,7 +145,8 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_int_array(name: str, value: Any, *, minimum: int = 1, maximum: int = MAX_INT) -> np.ndarray:
+def check_int_array(name: str, value: Any, *, minimum: int = 1,
+                    maximum: int = MAX_INT) -> np.ndarray:
     """An int64 array of integers in ``[minimum, maximum]``; non-integral floats are refused.
 
     Integral floats (``2.0``) are accepted; ``2.5`` or ``True`` raise instead of being truncated.
@@ -158,7 +159,8 @@ def check_int_array(name: str, value: Any, *, minimum: int = 1, maximum: int = M
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an integer or an array of integers, got {value!r}") from None
+        raise TypeError(f"{name} must be an integer or an array of integers, "
+                        f"got {value!r}") from None
     if raw.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be an integer or an array of integers, got {value!r}")
     if raw.dtype.kind == "f":
@@ -193,7 +195,8 @@ def check_table(name: str, value: Any) -> np.ndarray:
     """A (T, K) table of rewards or losses in [0, 1] with T >= 1 and K >= 2."""
     arr = as_float_array(name, value)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 2:
-        raise ValueError(f"{name} must have shape (T, K) with T >= 1, K >= 2, got shape {arr.shape}")
+        raise ValueError(f"{name} must have shape (T, K) with T >= 1, K >= 2, "
+                         f"got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if np.any(bad):
         raise ValueError(f"{name} must lie in [0, 1], got {_show(arr[bad].ravel()[0])}")
@@ -235,10 +238,11 @@ def as_seed_sequence(seed: Any, *, name: str = "seed") -> np.random.SeedSequence
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key,
                                       pool_size=seed.pool_size)
+    rule = f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}"
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}")
+        raise TypeError(rule)
     if seed < 0:
-        raise ValueError(f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}")
+        raise ValueError(rule)
     return np.random.SeedSequence(int(seed))
 
 
@@ -272,5 +276,6 @@ def as_row_param(name: str, value: Any, n_runs: int) -> np.ndarray:
         return np.full((n_runs, 1), float(arr))
     if arr.ndim != 1 or arr.shape[0] != n_runs:
         raise ValueError(
-            f"{name} must be a scalar or have one entry per run ({n_runs}), got shape {np.shape(value)}")
+            f"{name} must be a scalar or have one entry per run ({n_runs}), "
+            f"got shape {np.shape(value)}")
     return arr[:, None].copy()

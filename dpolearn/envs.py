@@ -86,8 +86,8 @@ class _Stochastic:
         """Means broadcast to shape (n_runs, K); rows must match when means is 2-D."""
         n_runs = check_positive_int("n_runs", n_runs)
         if self.means.ndim == 2 and self.means.shape[0] != n_runs:
-            raise ValueError(
-                f"n_runs must equal the number of rows of means ({self.means.shape[0]}), got {n_runs}")
+            raise ValueError(f"n_runs must equal the number of rows of means "
+                             f"({self.means.shape[0]}), got {n_runs}")
         return np.broadcast_to(self.means, (n_runs, self.n_arms))
 
     def gaps_for(self, n_runs: int) -> np.ndarray:
@@ -293,7 +293,8 @@ class TwoPointExperts(_FullInformation):
             raise ValueError(f"low, high and p_high must broadcast together, got shapes "
                              f"{low.shape}, {high.shape} and {np.shape(p)}") from None
         if np.any(high < low):
-            raise ValueError(f"high must be >= low, got high={high.tolist()!r}, low={low.tolist()!r}")
+            raise ValueError(f"high must be >= low, got high={high.tolist()!r}, "
+                             f"low={low.tolist()!r}")
         self.low = np.broadcast_to(low, shape)
         self.high = np.broadcast_to(high, shape)
         self.p_high = np.broadcast_to(np.asarray(p, dtype=float), shape)
@@ -426,7 +427,8 @@ class ReplayBandit:
         """Rewards for flat indices ``run * K + arm`` of the next round (the simulator's path)."""
         self._t += 1
         if self._t > self.table.shape[0]:
-            raise ValueError(f"horizon must be <= the length of the reward table ({self.table.shape[0]})")
+            raise ValueError(f"horizon must be <= the length of the reward table "
+                             f"({self.table.shape[0]})")
         return self.table[self._t - 1, np.asarray(flat) % self.n_arms]
 
     def __repr__(self) -> str:

@@ -62,7 +62,8 @@ def make_checkpoints(horizon: int, points: str | int | Sequence[int] | None = "l
                              f"rounds, got {show(points)}")
         pts = np.unique(check_int_array("checkpoints", points, minimum=1, maximum=horizon))
         if pts.size == 0:
-            raise ValueError(f"checkpoints must hold at least one round in 1..{horizon}, got {points!r}")
+            raise ValueError(f"checkpoints must hold at least one round in 1..{horizon}, "
+                             f"got {points!r}")
     if pts[-1] != horizon:
         pts = np.append(pts, horizon)
     return pts
@@ -133,7 +134,8 @@ class Result:
         rows = np.asarray(rows)
         if rows.dtype == bool:
             if rows.shape != (self.n_runs,):
-                raise ValueError(f"rows as a mask must have shape ({self.n_runs},), got shape {rows.shape}")
+                raise ValueError(f"rows as a mask must have shape ({self.n_runs},), "
+                                 f"got shape {rows.shape}")
         else:
             rows = check_int_array("rows", rows, minimum=0, maximum=self.n_runs - 1)
             if rows.ndim != 1:

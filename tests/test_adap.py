@@ -1,4 +1,4 @@
-"""Tests of AdaP-UCB and AdaP-KLUCB (Azize and Basu 2022; spec 000 Sec. 8.2)."""
+"""Tests of AdaP-UCB and AdaP-KLUCB (Azize and Basu 2022, Algorithm 1)."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq

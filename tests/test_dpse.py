@@ -1,4 +1,4 @@
-"""Tests of DP-SE (Sajed and Sheffet 2019; spec 000 Sec. 8.1, spec 002 Sec. 6.1)."""
+"""Tests of DP-SE (Sajed and Sheffet 2019; the baseline of Hu et al. 2021, Sec. 6)."""
 import numpy as np
 import pytest
 

@@ -5,11 +5,16 @@ import numpy as np
 import pytest
 
 import dpolearn as dpl
-from dpolearn.fullinfo import NaiveFTNL, RNMFTNL
-from dpolearn.fullinfo.epoch_sim import (TwoPointLosses, epoch_loss_sums,
-                                         exact_regret_deterministic, noise_difference_sf,
-                                         rnm_probabilities, simulate_epochs,
-                                         two_action_probability)
+from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
+from dpolearn.fullinfo.epoch_sim import (
+    TwoPointLosses,
+    epoch_loss_sums,
+    exact_regret_deterministic,
+    noise_difference_sf,
+    rnm_probabilities,
+    simulate_epochs,
+    two_action_probability,
+)
 from dpolearn.mechanisms import ExponentialMechanism, ReportNoisyMax
 
 NOISES = ("laplace", "exponential", "gumbel")
@@ -30,7 +35,7 @@ def close_means(a, b, k=4.5):
 @pytest.mark.parametrize("resample", [False, True])
 def test_epoch_level_matches_per_round(noise, resample):
     env = dpl.BernoulliExperts([0.35, 0.5, 0.55, 0.7])
-    kw = dict(epsilon=0.7, noise=noise, resample=resample)
+    kw = {"epsilon": 0.7, "noise": noise, "resample": resample}
     ck = [1, 3, 10, 31, 64, 127]
     fast = dpl.simulate(RNMFTNL(**kw), env, 127, 3000, seed=1, checkpoints=ck)
     slow = dpl.simulate(PerRound(**kw), env, 127, 3000, seed=2, checkpoints=ck)
@@ -105,7 +110,7 @@ def test_regret_vs_T_up_to_2_pow_30_in_seconds():
                        env, 2 ** 30 - 1, 1000, seed=9)
     assert time.perf_counter() - start < 5.0
     lo, hi = res.split(2)
-    # flat: T-independence once the leader is found (spec 003 E1)
+    # flat: T-independence once the leader is found (Wu and Wang 2025, Sec. 4)
     i20 = np.searchsorted(res.checkpoints, 2 ** 20)
     assert abs(hi.mean()[-1] - hi.mean()[i20]) < 1e-9
     assert lo.final_mean > hi.final_mean
@@ -158,7 +163,7 @@ def test_noise_difference_sf_matches_two_action_probabilities(noise):
         assert abs(noise_difference_sf(x, noise, 1.3) - p[1]) < 1e-9
 
 
-# --- the two-action resampling example of Wu and Wang, Section 3.1 (spec 003 Section 6.1) --------
+# --- the two-action resampling example of Wu and Wang, Section 3.1 ----------------------------
 PRINTED = TwoPointLosses(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
 CORRECTED = TwoPointLosses(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
 
@@ -219,7 +224,7 @@ def test_exact_regret_two_actions_hand_value():
     ("laplace", "strict", {2: 3.911, 4: 7.322, 16: 14.597, 1024: 37.622}),
 ])
 def test_exact_regret_two_level_reference_values(noise, scale, values):
-    # spec 003 E2 table (eps R(inf) on TL with eps * Delta = 1)
+    # eps R(inf) on the two-level instance with eps * Delta = 1
     for K, v in values.items():
         mu = np.r_[0.0, np.ones(K - 1)]
         assert abs(exact_regret_deterministic(mu, epsilon=1.0, noise=noise, scale=scale) - v) < 1.5e-3
@@ -287,7 +292,8 @@ def test_experiment_results_do_not_depend_on_jobs(monkeypatch):
     from dpolearn.experiments import wu2025
     from dpolearn.experiments.registry import SUMMARY_COLUMNS
 
-    monkeypatch.setitem(wu2025.E1_SIZES, "quick", dict(Ks=(4,), eps=(0.1, 1.0), log2T=12, n_runs=20))
+    monkeypatch.setitem(wu2025.E1_SIZES, "quick",
+                        {"Ks": (4,), "eps": (0.1, 1.0), "log2T": 12, "n_runs": 20})
     one = wu2025._e1(scale="quick", seed=0, jobs=1, progress=False)
     two = wu2025._e1(scale="quick", seed=0, jobs=2, progress=False)
     assert one["results"].keys() == two["results"].keys()

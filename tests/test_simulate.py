@@ -68,8 +68,8 @@ def test_runs_are_not_copies_of_each_other():
 
 
 def test_checkpoints_log_and_linear_end_at_horizon():
-    for spec in ("log", "linear", 7, [3, 5]):
-        ck = dpl.make_checkpoints(1000, spec)
+    for points in ("log", "linear", 7, [3, 5]):
+        ck = dpl.make_checkpoints(1000, points)
         assert ck[-1] == 1000 and np.all(np.diff(ck) > 0) and ck[0] >= 1
 
 

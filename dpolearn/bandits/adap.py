@@ -163,7 +163,8 @@ class AdaPUCB(_AdaP):
     Index at the start :math:`t_\ell` of an episode, with :math:`n_a` the number of samples
     behind :math:`\tilde\mu_a` (its last episode):
 
-    .. math:: I_a = \tilde\mu_a + \sqrt{\frac{\alpha\ln(2t_\ell)}{2n_a}} + \frac{\alpha\ln t_\ell}{\varepsilon n_a}.
+    .. math:: I_a = \tilde\mu_a + \sqrt{\frac{\alpha\ln(2t_\ell)}{2n_a}}
+              + \frac{\alpha\ln t_\ell}{\varepsilon n_a}.
 
     Parameters
     ----------
@@ -201,8 +202,10 @@ class AdaPKLUCB(_AdaP):
     At the start :math:`t_\ell` of an episode, with :math:`n_a` the samples behind
     :math:`\tilde\mu_a`,
 
-    .. math:: \breve\mu_a = \mathrm{Clip}_{[0,1]}\Big(\tilde\mu_a + \frac{\alpha\ln t_\ell}{\varepsilon n_a}\Big),
-              \qquad I_a = \max\Big\{q \in [\breve\mu_a, 1] : \mathrm{kl}(\breve\mu_a, q) \le \frac{\alpha\ln t_\ell}{n_a}\Big\},
+    .. math:: \breve\mu_a = \mathrm{Clip}_{[0,1]}\Big(\tilde\mu_a
+              + \frac{\alpha\ln t_\ell}{\varepsilon n_a}\Big),
+              \qquad I_a = \max\Big\{q \in [\breve\mu_a, 1] : \mathrm{kl}(\breve\mu_a, q)
+              \le \frac{\alpha\ln t_\ell}{n_a}\Big\},
 
     computed with :func:`dpolearn.bandits.kl.klucb_upper`.
 

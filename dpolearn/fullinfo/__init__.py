@@ -1,6 +1,6 @@
 """Full-information (prediction with expert advice / DTOL) policies."""
+from . import epoch_sim
 from .baselines import FTL, Hedge
 from .rnm_ftnl import RNMFTNL, NaiveFTNL
-from . import epoch_sim
 
-__all__ = ["FTL", "Hedge", "RNMFTNL", "NaiveFTNL", "epoch_sim"]
+__all__ = ["FTL", "RNMFTNL", "Hedge", "NaiveFTNL", "epoch_sim"]

@@ -334,7 +334,8 @@ def _log_sf_diff(x, noise, beta):
 def noise_difference_sf(x, noise: str = "laplace", beta: float = 1.0):
     """P(Q_2 - Q_1 > x) for i.i.d. noise Q(beta): closed forms for the three families.
 
-    Laplace: ``(1/2)(1 + |x|/(2 beta)) e^{-|x|/beta}`` for x >= 0; exponential: ``(1/2) e^{-x/beta}``;
+    Laplace: ``(1/2)(1 + |x|/(2 beta)) e^{-|x|/beta}`` for x >= 0;
+    exponential: ``(1/2) e^{-x/beta}``;
     Gumbel: ``1 / (1 + e^{x/beta})``; reflected ``(1 - P(.. > -x))`` for x < 0.
     """
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
