@@ -387,6 +387,8 @@ def _log_ticks(ax, values):
 
 
 def _regret_vs_eps(ax, data, instance, labels=None):
+    """Final regret against epsilon: solid lines for pure DP, dashed for (eps, delta) and GDP,
+    horizontal lines for the epsilon-free references, a star for DP-TS-UCB."""
     labels = labels or data["algorithms"]
     eps = np.asarray(data["epsilons"])
     for label in labels:
@@ -408,8 +410,8 @@ def _regret_vs_eps(ax, data, instance, labels=None):
         x = np.array([c["epsilon"] for c in cells])
         m = np.array([c["result"].final_mean for c in cells])
         se = np.array([c["result"].final_se for c in cells])
-        errorbar(ax, x, m, se, label + _KIND_SUFFIX[kind], ms=4, lw=1.4,
-                 **{k: v for k, v in style_of(label).items()})
+        style = dict(style_of(label), linestyle="-" if kind == "pure" else "--")
+        errorbar(ax, x, m, se, label + _KIND_SUFFIX[kind], ms=4, lw=1.4, **style)
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_ticks(ax, eps)

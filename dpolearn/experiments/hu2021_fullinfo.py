@@ -67,6 +67,9 @@ def _plot(data):
         items = [(n, r) for (n, e), r in data["results"].items() if e in (None, eps)]
         regret([r for _, r in items], ax=ax, log_x=True, log_y=True, legend=False,
                labels=[n for n, _ in items], style_keys=[_STYLE_KEY.get(n, n) for n, _ in items])
+        for line in ax.get_lines():              # the papers' scale dashed, the strict one solid
+            if line.get_label() in _STYLE_KEY:
+                line.set_linestyle("--" if "Hu et al." in line.get_label() else "-")
         ax.text(0.03, 0.95, f"ε = {eps:g}", transform=ax.transAxes, va="top")
     for ax in axes.flat[len(data["eps"]):]:
         ax.axis("off")

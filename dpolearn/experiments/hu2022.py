@@ -116,6 +116,14 @@ def _summary(data):
     return rows
 
 
+def _dp_se_form(name):
+    """DP-SE's sum form of the epoch length: DP-SE's colour and marker, dashed."""
+    if not name.endswith("(sum)"):
+        return {}
+    style = style_of("DP-SE")
+    return {"color": style["color"], "marker": style["marker"], "ls": "--"}
+
+
 def _plot_table(data):
     """Final regret against epsilon, one line per algorithm (log-log), TS as a reference."""
     fig, axes = subplots()
@@ -125,7 +133,7 @@ def _plot_table(data):
     for name in data["algorithms"]:
         m = np.array([data["results"][(name, e)].final_mean for e in eps])[order]
         se = np.array([data["results"][(name, e)].final_se for e in eps])[order]
-        errorbar(ax, eps[order], m, se, name)
+        errorbar(ax, eps[order], m, se, name, **_dp_se_form(name))
     ref = data["results"][(data["nonprivate"], None)]
     style = style_of(data["nonprivate"])
     ax.axhline(ref.final_mean, color=style["color"], ls=":", lw=1.5,
@@ -164,7 +172,8 @@ def _plot_figure(data):
     for k, ax in enumerate(axes[0]):
         regret([data["results"][n] for n in names], ax=ax, legend=False)
         if "DP-SE (sum)" in data["results"]:
-            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, band=None, lw=1.5)
+            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, band=None, lw=1.5,
+                   **_dp_se_form("DP-SE (sum)"))
         regret(data["reference"], ax=ax, legend=False, band=None, ls=":", lw=1.5,
                labels=["TS (Beta), not private"], style_keys=[NONPRIVATE])
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))

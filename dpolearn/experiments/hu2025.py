@@ -264,8 +264,8 @@ def _fig5_plot(data, extra=None):
         regret([data["dpts"][a], data["mtsg"][a]], ax=ax, legend=False,
                labels=["DP-TS-UCB", _matched_label(data["mtsg"][a])],
                style_keys=["DP-TS-UCB", "M-TS-Gaussian"])
-        if extra is not None:                            # (eps, 0)-DP baselines
-            regret(extra, ax=ax, legend=False,
+        if extra is not None:                            # (eps, 0)-DP baselines: dashed
+            regret(extra, ax=ax, legend=False, ls="--",
                    labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra],
                    style_keys=[r.label for r in extra])
         ax.set_ylim(bottom=0)

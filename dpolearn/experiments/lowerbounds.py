@@ -127,8 +127,8 @@ def _plot_fano(data):
     for eps, style, emp in zip(data["eps"], sweep_styles(len(data["eps"])), data["private"]):
         col = style["color"]
         ax.plot(n_fine, lb.dp_fano_error_bound(K, n_fine, eps, gap), color=col, lw=2,
-                ls=style["linestyle"], label=f"DP Fano bound, ε = {eps:g}")
-        ax.plot(data["n"], emp, marker=style["marker"], ls=":", color=col, ms=5, lw=1,
+                label=f"DP Fano bound, ε = {eps:g}")
+        ax.plot(data["n"], emp, "o:", color=col, ms=5, lw=1,
                 label=f"RNM selector (Lap 2/ε), ε = {eps:g}")
         ax.axvline(lb.hu2021_sample_complexity(K, eps, gap), color=col, ls="--", lw=0.8)
     kl = float(lb.kl_matrix(lb.hu2021_hard_instances(K, gap))[0, 1])

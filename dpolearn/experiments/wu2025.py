@@ -40,7 +40,13 @@ def make_policy(name: str, epsilon, resample: bool = True):
 
 
 def _style(name):
-    return style_of(VARIANTS[name][1])
+    """The variant's book-wide colour and marker; solid lines for the strict 2/eps scales,
+    dashed for the papers' 1/eps scales, dotted for the naive FTNL."""
+    kwargs, key = VARIANTS[name]
+    style = style_of(key)
+    style["linestyle"] = (":" if kwargs is None else
+                          "--" if kwargs.get("scale") in ("hu2021", "wu2025") else "-")
+    return style
 
 
 # ---------------------------------------------------------------------------------------------
