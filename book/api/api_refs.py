@@ -9,8 +9,10 @@ class defined in ``dpolearn.bandits.dpse`` is rendered under ``dpolearn.bandits`
 For a Python reference that Sphinx could not resolve, this handler looks for documented objects
 whose full name ends with the target (``dpolearn.`` stripped): first among the methods of the
 class in context and its base classes, then in the docstring's own subpackage, then anywhere.
-It resolves the reference only when exactly one documented object matches; otherwise the
-reference stays broken and the build (``-n -W``) fails, as it should.
+An ``:attr:`` reference inside a class to an instance attribute that holds a constructor
+parameter (``:attr:`noise_factor``` in ``RNMFTNL``) links to the class, whose Parameters
+section documents it. It resolves a reference only when exactly one documented object matches;
+otherwise the reference stays broken and the build (``-n -W``) fails, as it should.
 """
 from __future__ import annotations
 
@@ -47,6 +49,23 @@ def _class_candidates(domain, module: str, cls: str, target: str):
         names.append(f"{base.__module__}.{base.__qualname__}.{target}")
         names.append(f"{module}.{base.__qualname__}.{target}")
     return _documented(domain, names)
+
+
+def _constructor_parameter(domain, module: str, cls: str, target: str, reftype: str):
+    """An ``:attr:`` reference, inside a class, to an instance attribute that stores a
+    constructor parameter (documented under the class's Parameters): link to the class."""
+    if reftype != "attr" or "." in target or not module or not cls:
+        return {}
+    try:
+        obj = importlib.import_module(module)
+        for part in cls.split("."):
+            obj = getattr(obj, part)
+        params = inspect.signature(obj.__init__).parameters
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return {}
+    if target not in params:
+        return {}
+    return _documented(domain, [f"{module}.{cls}", f"{obj.__module__}.{obj.__qualname__}"])
 
 
 def _same_object(domain, target: str):
@@ -96,6 +115,9 @@ def resolve_short_reference(app, env, node, contnode):
         found = near if len(near) == 1 else everywhere
     if len(found) != 1:
         found = _same_object(domain, node.get("reftarget", ""))
+    if len(found) != 1:
+        found = _constructor_parameter(domain, module, node.get("py:class") or "", target,
+                                       node.get("reftype", ""))
     if len(found) != 1:
         return None
     (docname, node_id), name = next(iter(found.items()))
