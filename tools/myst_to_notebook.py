@@ -18,6 +18,7 @@ metadata come through unchanged) and rewrites every Markdown cell:
 * cross-references become their text (section title, "Theorem 3", "Fig. 5", ...) plus a link to
   the page on the book's site (:func:`book_site_url`);
 * ``{literalinclude}`` becomes the included code as a fenced block;
+* the site's own TeX macros (``\\Lap``, ``\\E`` ...) are written out, since Jupyter does not know them;
 * figure captions in ``mystnb`` metadata become an italic caption line after the cell;
 * cells tagged ``remove-cell`` stay (they are set-up code the rest needs) but are collapsed, as
   are ``hide-input`` / ``remove-input`` sources; ``hide-output`` outputs are collapsed.
@@ -164,6 +165,7 @@ class BookIndex:
     targets: dict = field(default_factory=dict)
     doc_titles: dict = field(default_factory=dict)
     bib: dict = field(default_factory=dict)
+    macros: dict = field(default_factory=dict)     # TeX macros of the site's MathJax config
 
 
 
@@ -273,7 +275,19 @@ def build_index(root: Path) -> BookIndex:
 
             _walk_directives(parse_blocks(cell.source), visit)
     index.bib = read_bibliography(root / "book" / "references.bib")
+    index.macros = tex_macros(root / "_config.yml")
     return index
+
+
+def tex_macros(config_path: Path) -> dict:
+    """The argument-free TeX macros the site defines for MathJax (``\\Lap`` ...).
+
+    Jupyter and Colab do not know them, so the converter writes them out in the notebooks.
+    """
+    config = _config(config_path)
+    mathjax = ((config.get("sphinx") or {}).get("config") or {}).get("mathjax3_config") or {}
+    macros = (mathjax.get("tex") or {}).get("macros") or {}
+    return {name: body for name, body in macros.items() if isinstance(body, str)}
 
 
 @lru_cache(maxsize=4)
@@ -522,8 +536,11 @@ class Converter:
         return "/".join(parts).removesuffix(".md")
 
     def inline(self, line: str) -> str:
-        """Replace every role of one line of Markdown."""
-        return ROLE.sub(self.role, line)
+        """Replace every role, and expand the book's TeX macros, in one line of Markdown."""
+        line = ROLE.sub(self.role, line)
+        for name, body in self.index.macros.items():
+            line = re.sub(rf"\\{name}(?![A-Za-z])", lambda _: body, line)
+        return line
 
     # ------------------------------------------------------------------ blocks
     def convert(self, text: str) -> str:
