@@ -155,7 +155,8 @@ def compose(*guarantees: Guarantee) -> Guarantee:
         raise ValueError("compose needs at least one guarantee, got none")
     for g in guarantees:
         if not isinstance(g, (PureDP, ApproxDP, GaussianDP, NotPrivate)):
-            raise TypeError(f"guarantees must be PureDP, ApproxDP, GaussianDP or NotPrivate, got {g!r}")
+            raise TypeError(f"guarantees must be PureDP, ApproxDP, GaussianDP or NotPrivate, "
+                            f"got {g!r}")
     if any(isinstance(g, NotPrivate) for g in guarantees):
         return NotPrivate()
     if all(isinstance(g, GaussianDP) for g in guarantees):
@@ -171,8 +172,9 @@ def compose(*guarantees: Guarantee) -> Guarantee:
 
 
 def _advanced_epsilon(sum_eps_expm1, sum_eps_squared, delta_prime: float) -> float:
-    r"""The epsilon of advanced composition from its two sums:
-    :math:`\sqrt{2\ln(1/\delta')\sum_i\varepsilon_i^2} + \sum_i\varepsilon_i(e^{\varepsilon_i}-1)`."""
+    r"""The epsilon of advanced composition from its two sums,
+    :math:`\sqrt{2\ln(1/\delta')\sum_i\varepsilon_i^2}
+    + \sum_i\varepsilon_i(e^{\varepsilon_i}-1)`."""
     return math.sqrt(2 * math.log(1 / delta_prime) * sum_eps_squared) + sum_eps_expm1
 
 

@@ -46,7 +46,7 @@ from typing import Callable, Optional, Sequence, Tuple
 import numpy as np
 from scipy import stats
 
-from ._validation import check_positive_int, check_probability, show
+from ._validation import check_bool, check_positive_int, check_probability, show
 from .accounting import ApproxDP, GaussianDP, PureDP, heterogeneous_advanced_composition
 from .envs import FixedSequence, ReplayBandit
 from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
@@ -57,7 +57,8 @@ from .policy import Policy
 __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
            "output_above", "selected", "audit", "audit_policy", "adversarial_pairs",
-           "exact_epsilon", "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf", "laplace_event_loss", "laplace_composed",
+           "exact_epsilon", "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf",
+           "laplace_event_loss", "laplace_composed",
            "gaussian_composed", "hybrid_counter_exact_epsilon", "whitebox_gdp",
            "whitebox_interval_mean"]
 
@@ -313,7 +314,8 @@ def audit(sampler: Sampler, pairs, events: Sequence[Event], *, n_trials: int = 2
     pairs = list(pairs)
     events = list(events)
     if not pairs or not events:
-        raise ValueError(f"need at least one pair and one event, got {len(pairs)} and {len(events)}")
+        raise ValueError(f"need at least one pair and one event, got {len(pairs)} and "
+                         f"{len(events)}")
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     sel_seq, eval_seq = root.spawn(2)
     best_pair, best_event = 0, 0
@@ -392,7 +394,8 @@ def adversarial_pairs(family: str, *, n_arms: int = 2, horizon: int = 8):
     Returns ``(pairs, events)`` for :func:`audit_policy`: events are "arm j in round t" for
     every j and t > K, and "arm 0 pulled >= k times by round T".
     """
-    T, K = check_positive_int("horizon", horizon, minimum=3), check_positive_int("n_arms", n_arms, minimum=2)
+    T = check_positive_int("horizon", horizon, minimum=3)
+    K = check_positive_int("n_arms", n_arms, minimum=2)
     if family in ("lazy", "counter"):
         d = np.zeros((T, K))
         d[:, 1:] = 1.0
@@ -456,7 +459,7 @@ def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *
     attained. ``complement=True`` gives the loss of {Y <= c} with the roles swapped
     (log P(Y <= c | neighbour) - log P(Y <= c | value)), the tail event on the other side.
     """
-    if complement:
+    if check_bool("complement", complement):
         lp = stats.laplace.logcdf(c, loc=neighbour, scale=scale)
         lq = stats.laplace.logcdf(c, loc=value, scale=scale)
     else:
@@ -556,6 +559,7 @@ def whitebox_gdp(policy: Policy, env, horizon: int, *, n_runs: int = 4, seed=0,
     """
     from .simulate import simulate
 
+    check_bool("normalised", normalised)
     if not getattr(policy, "track_privacy", False):
         raise ValueError(f"policy must be built with track_privacy=True, got {policy!r}")
     simulate(policy, env, horizon, n_runs, seed=seed, checkpoints=[horizon], progress=False)

@@ -23,7 +23,8 @@ is a difference of two numbers that both underflow (mu = 1, eps >= 40) or that c
 ``a = -eps/mu + mu/2`` and ``b = a - mu`` one has ``eps = (b^2 - a^2)/2`` exactly, so writing
 ``Phi(z) = erfcx(-z/sqrt 2) exp(-z^2/2) / 2`` the factor ``e^eps`` cancels analytically:
 
-.. math:: \log\delta = \log\Phi(a) + \log\bigl(1 - \mathrm{erfcx}(-b/\sqrt2)/\mathrm{erfcx}(-a/\sqrt2)\bigr)
+.. math:: \log\delta = \log\Phi(a)
+          + \log\bigl(1 - \mathrm{erfcx}(-b/\sqrt2)/\mathrm{erfcx}(-a/\sqrt2)\bigr)
           \qquad (a \le 0),
 
 which stays finite and accurate for mu up to 100 and eps up to 1e5 and beyond. For ``a > 0``
@@ -39,7 +40,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr, ndtri, ndtri_exp
 
-from ._validation import _as_float_array, check_positive, check_probability
+from ._validation import as_float_array, check_positive, check_probability
 
 __all__ = [
     "tradeoff_gaussian",
@@ -65,7 +66,7 @@ def _out(arr: np.ndarray):
 
 
 def _check_nonneg(name: str, value) -> np.ndarray:
-    arr = _as_float_array(name, value)
+    arr = as_float_array(name, value)
     bad = np.isnan(arr) | (arr < 0)
     if np.any(bad):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
@@ -341,7 +342,7 @@ def gdp_epsilon_from_log_delta(log_delta: ArrayLike, mu: ArrayLike) -> ArrayLike
     >>> round(gdp_epsilon_from_log_delta(-4960.255, 1.0), 3)
     100.0
     """
-    ld = _as_float_array("log_delta", log_delta)
+    ld = as_float_array("log_delta", log_delta)
     if np.any(np.isnan(ld) | (ld >= 0)):
         raise ValueError(f"log_delta must be < 0, got {log_delta!r}")
     mu = _check_mu(mu)
@@ -417,7 +418,7 @@ def gdp_to_renyi(mu: ArrayLike, order: ArrayLike) -> ArrayLike:
     1.0
     """
     mu = _check_mu(mu)
-    order = np.asarray(_as_float_array("order", order))
+    order = np.asarray(as_float_array("order", order))
     if np.any(np.isnan(order) | (order <= 1)):
         raise ValueError(f"order must be > 1, got {order!r}")
     return _out(order * mu * mu / 2.0)

@@ -42,6 +42,7 @@ import numpy as np
 from scipy import special
 
 from ._validation import (
+    check_bool,
     check_choice,
     check_epsilon,
     check_means,
@@ -57,7 +58,8 @@ __all__ = [
     "BatchToOnline", "batch_to_online",
     "wu2025_cyclic_instances", "wu2025_near_best_sets", "wu2025_success_probability_bound",
     "wu2025_regret_lower_bound", "wu2025_regret_lower_bound_sum",
-    "lai_robbins_lower_bound", "lai_robbins_constant", "shariff_sheffet_lower_bound", "private_sub_ucb_rate",
+    "lai_robbins_lower_bound", "lai_robbins_constant", "shariff_sheffet_lower_bound",
+    "private_sub_ucb_rate",
     "azize_basu_minimax_lower_bound",
 ]
 
@@ -346,7 +348,7 @@ def hu2021_privacy_regret_lower_bound(n_arms: int, epsilon, gap: float = 0.1, *,
         if np.any(horizon < m_star):
             raise ValueError(f"horizon must be >= m* = ln K/(10 epsilon gap) = "
                              f"{float(np.max(m_star)):.4g}, got {horizon!r}")
-    if integer_rounds:
+    if check_bool("integer_rounds", integer_rounds):
         m_star = np.floor(m_star)
         if np.any(m_star < 1):
             raise ValueError(f"epsilon must be <= ln K/(10 gap) = {math.log(K) / (10 * gap):.4g} "
@@ -541,7 +543,8 @@ def wu2025_regret_lower_bound(n_arms: int, epsilon, horizon=np.inf, *, exponent:
     Some cyclic instance forces regret at least
 
     .. math:: \mathrm{LB}(T) = \int_1^{T+1} \frac{K-5}{3e^{t\varepsilon}+K-5}\,dt
-              = \frac1\varepsilon \ln\frac{3 + (K-5)e^{-\varepsilon}}{3 + (K-5)e^{-(T+1)\varepsilon}},
+              = \frac1\varepsilon
+                \ln\frac{3 + (K-5)e^{-\varepsilon}}{3 + (K-5)e^{-(T+1)\varepsilon}},
 
     and :math:`\mathrm{LB}(\infty) = \ln(1 + (K-5)e^{-\varepsilon}/3)/\varepsilon`
     :math:`\ge \ln((K-5)/3)/\varepsilon - 1` (Appendix E). ``exponent="tight"`` shifts t by one

@@ -90,7 +90,8 @@ def test_bonus_formula():
     assert BONUS_CONSTANT == pytest.approx(16.970562748477143, rel=1e-15)
     # v = 6 sqrt 8 log2(O+1) log2(t) / (eps O), hand-computed values
     assert dpts_bonus(1.0, 1, 6) == pytest.approx(6 * math.sqrt(8) * 1 * math.log2(6), rel=1e-14)
-    assert dpts_bonus(500.0, 1, 6) == pytest.approx(0.08775, abs=5e-5)            # 6 sqrt8 log2(2) log2(6) / 500
+    # 6 sqrt8 log2(2) log2(6) / 500
+    assert dpts_bonus(500.0, 1, 6) == pytest.approx(0.08775, abs=5e-5)
     assert dpts_bonus(500.0, 1000, 10**5) == pytest.approx(0.005623, abs=5e-6)
     assert dpts_bonus(2.0, 7, 1024) == pytest.approx(6 * math.sqrt(8) * 3 * 10 / 14, rel=1e-14)
     assert dpts_bonus(np.inf, 5, 100) == 0.0
@@ -113,7 +114,8 @@ def test_policy_bonus_and_posterior_use_total_pulls():
 
 
 # --------------------------------------------------------------------------- schedule
-SCHEDULE = {  # O_j: (r_j, observations in C_j, |Psi_j|, #Lap(2/eps) in C, #BM noises), Remarks after Algorithm 1
+# O_j: (r_j, observations in C_j, |Psi_j|, #Lap(2/eps) in C, #BM noises), Remarks after Algorithm 1
+SCHEDULE = {
     1: (0, 1, 0, 1, 0), 2: (0, 1, 1, 1, 1), 3: (1, 3, 0, 2, 0), 4: (1, 3, 1, 2, 1),
     5: (1, 3, 2, 2, 1), 6: (1, 3, 3, 2, 2), 7: (2, 7, 0, 3, 0), 8: (2, 7, 1, 3, 1),
     14: (2, 7, 7, 3, 3), 15: (3, 15, 0, 4, 0),

@@ -235,7 +235,8 @@ def test_laplace_and_gaussian_noise_multiplier():
     GaussianMechanism(sigma=1.5, noise_multiplier=2.0),
 ])
 def test_repr_round_trips(mech):
-    again = eval(repr(mech), {"ReportNoisyMax": ReportNoisyMax, "LaplaceMechanism": LaplaceMechanism,
-                              "GaussianMechanism": GaussianMechanism})
+    names = {"ReportNoisyMax": ReportNoisyMax, "LaplaceMechanism": LaplaceMechanism,
+             "GaussianMechanism": GaussianMechanism}
+    again = eval(repr(mech), names)
     assert repr(again) == repr(mech) and again.guarantee == mech.guarantee
     assert again.noise_scale == mech.noise_scale

@@ -191,10 +191,10 @@ def test_invalid_epsilon(bad):
 
 @pytest.mark.parametrize("kwargs, exc, word", [
     ({"noise": "normal"}, ValueError, "noise"),
-    ({"scale": "loose"}, ValueError, "scale"),
-    ({"scale": -2.0}, ValueError, "scale"),
-    ({"scale": True}, TypeError, "scale"),
-    ({"scale": [1.0]}, TypeError, "scale"),
+    ({"noise_factor": "loose"}, ValueError, "noise_factor"),
+    ({"noise_factor": -2.0}, ValueError, "noise_factor"),
+    ({"noise_factor": True}, TypeError, "noise_factor"),
+    ({"noise_factor": [1.0]}, TypeError, "noise_factor"),
     ({"resample": "yes"}, TypeError, "resample"),
     ({"first_action": "last"}, ValueError, "first_action"),
 ])

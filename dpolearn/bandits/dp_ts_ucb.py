@@ -109,7 +109,7 @@ def dp_ts_ucb_gdp(horizon, alpha, *, literal_thm46: bool = False):
     (2.874972, 651.4916)
     """
     phi = np.asarray(sampling_budget(horizon, alpha), dtype=float)
-    if literal_thm46:
+    if check_bool("literal_thm46", literal_thm46):
         return _out(np.sqrt(2.0 * phi))
     v = np.log(np.asarray(horizon, dtype=float)) ** np.asarray(alpha, dtype=float)
     return _out(np.sqrt(2.0 * phi / v))
@@ -408,7 +408,7 @@ class DPTSUCB(Policy):
         """
         if not self.track_privacy:
             raise ValueError("privacy_ledger needs track_privacy=True, got track_privacy=False")
-        if normalised:
+        if check_bool("normalised", normalised):
             return np.sqrt(np.maximum(self.ledger_max_nmu2_,
                                       (self.ledger_mu2_ * self.n_).max(axis=1)))
         return np.sqrt(np.maximum(self.ledger_max_mu2_, self.ledger_mu2_.max(axis=1)))

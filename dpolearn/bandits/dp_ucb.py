@@ -44,6 +44,7 @@ from .._validation import (
     check_positive,
     check_positive_int,
     check_probability,
+    floor_log2,
     is_power_of_two,
 )
 from ..accounting import ApproxDP, PureDP, compose
@@ -382,7 +383,8 @@ class PrivateUCB(SumCountPolicy):
         T; the trees hold at most :math:`2^L - 1 \ge T` items.
     variant : {"MT_K", "MT_noK", "chan_bound"}
         "MT_K" (default): ``epsilon_tree = epsilon / K``; "MT_noK": ``epsilon_tree = epsilon``;
-        "chan_bound": ``epsilon_tree = epsilon`` and bonus :math:`\ln(1/\gamma_t) L^{1.5}/\varepsilon`.
+        "chan_bound": ``epsilon_tree = epsilon`` and bonus
+        :math:`\ln(1/\gamma_t) L^{1.5}/\varepsilon`.
     noise_multiplier : float
         Factor on all tree noise (default 1; below 1 a deliberately weakened variant).
 
@@ -407,7 +409,7 @@ class PrivateUCB(SumCountPolicy):
         self.horizon = check_positive_int("horizon", horizon, minimum=2)
         self.variant = check_choice("variant", variant, ("MT_K", "MT_noK", "chan_bound"))
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-        self.levels = int(math.floor(math.log2(self.horizon))) + 1
+        self.levels = int(floor_log2(self.horizon)) + 1
 
     def params(self):
         return _with_multiplier({"epsilon": self.epsilon, "horizon": self.horizon,

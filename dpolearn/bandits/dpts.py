@@ -25,7 +25,8 @@ BONUS_CONSTANT = 6.0 * np.sqrt(8.0)
 
 
 def dpts_bonus(epsilon, O, t) -> np.ndarray:
-    r"""The DP-TS bonus :math:`v_{\varepsilon,O,t} = 6\sqrt{8}\,\log_2(O+1)\log_2(t)/(\varepsilon O)`.
+    r"""The DP-TS bonus
+    :math:`v_{\varepsilon,O,t} = 6\sqrt{8}\,\log_2(O+1)\log_2(t)/(\varepsilon O)`.
 
     Parameters
     ----------

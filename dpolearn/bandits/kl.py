@@ -32,7 +32,8 @@ def klucb_upper(p, d, newton_steps: int = 10) -> np.ndarray:
     so the iteration is well behaved even when the index is close to 1. It starts from the
     smaller of two upper bounds on the root (Pinsker's :math:`q \le p + \sqrt{d/2}` and
     :math:`u \le (d + H(p))/(1-p)`); from the right of the root of a convex increasing
-    function Newton's iterates decrease monotonically, so the index is not under-estimated (beyond floating-point rounding).
+    function Newton's iterates decrease monotonically, so the index is not under-estimated
+    (beyond floating-point rounding).
     The default agrees with a 200-step bisection to about 1e-12 (tested).
 
     >>> klucb_upper(np.array([0.1, 0.5]), 0.2).round(5).tolist()

@@ -139,7 +139,8 @@ class LazyDPTS(_LazyPolicy):
 
     Pull each arm once; then in round :math:`t` draw, independently for every arm,
 
-    .. math:: \bar\mu_j = \mathrm{Clip}_{[0,1]}\Big(\tilde\mu_j + \frac{3\log t}{\varepsilon O_j}\Big),
+    .. math:: \bar\mu_j = \mathrm{Clip}_{[0,1]}
+              \Big(\tilde\mu_j + \frac{3\log t}{\varepsilon O_j}\Big),
               \qquad \theta_j \sim \mathrm{Beta}\big(\bar\mu_j O_j + 1,\ (1-\bar\mu_j) O_j + 1\big),
 
     and pull the argmax of :math:`\theta`. Both Beta parameters are >= 1 thanks to the clip.

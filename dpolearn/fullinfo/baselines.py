@@ -59,7 +59,8 @@ class Hedge(LossSumPolicy):
     label = "Hedge"
 
     def __init__(self, learning_rate=None, horizon=None):
-        self.learning_rate = None if learning_rate is None else check_positive("learning_rate", learning_rate)
+        self.learning_rate = (None if learning_rate is None
+                              else check_positive("learning_rate", learning_rate))
         self.horizon = None if horizon is None else check_positive_int("horizon", horizon)
 
     def params(self):

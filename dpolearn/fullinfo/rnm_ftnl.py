@@ -12,7 +12,14 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .._validation import as_row_param, check_bool, check_choice, check_epsilon, check_positive
+from .._validation import (
+    as_row_param,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_positive,
+    floor_log2,
+)
 from ..accounting import PureDP, compose
 from ..mechanisms.noisy_max import NOISE_FAMILIES, ReportNoisyMax
 from ..policy import Policy
@@ -51,17 +58,7 @@ def epoch_of(t):
     t = np.asarray(t, dtype=np.int64)
     if np.any(t < 1):
         raise ValueError(f"t must be >= 1, got {t.min()!r}")
-    return _bitlen(t)
-
-
-def _bitlen(t):
-    # floor(log2 t) + 1 computed exactly on integers (no float rounding at 2^k - 1).
-    t = np.asarray(t, dtype=np.int64)
-    out = np.zeros_like(t)
-    x = t.copy()
-    while np.any(x > 0):
-        out += x > 0
-        x >>= 1
+    out = floor_log2(t) + 1                                     # exact on integers
     return out if out.ndim else int(out)
 
 
@@ -259,7 +256,7 @@ class RNMFTNL(Policy):
         return np.argmax(noisy, axis=1)                         # ties: lowest index
 
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Epoch-level simulation, exact in distribution (see :mod:`dpolearn.fullinfo.epoch_sim`)."""
+        """Epoch-level simulation, exact in distribution (:mod:`dpolearn.fullinfo.epoch_sim`)."""
         from .epoch_sim import simulate_policy_epochs
 
         return simulate_policy_epochs(self, env, horizon, checkpoints, n_runs)

@@ -29,11 +29,11 @@ References
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Optional
 
 import numpy as np
 
-from .._arrays import scalar_if_uniform
+from .._arrays import per_stream, scalar_if_uniform, stream_shape
 from .._validation import (
     as_rng,
     check_choice,
@@ -109,30 +109,6 @@ def hybrid_guarantee(epsilon_log, epsilon_tree, *, tree_log_base=2,
     tree_cost = 1.0 / tree_scale_factor(tree_log_base)
     return compose(PureDP(epsilon=scalar_if_uniform(epsilon_log / noise_multiplier)),
                    PureDP(epsilon=scalar_if_uniform(tree_cost * epsilon_tree / noise_multiplier)))
-
-
-def _shape(shape) -> Tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
-    if any(s < 1 for s in shape):
-        raise ValueError(f"shape must have positive entries, got {shape!r}")
-    return shape
-
-
-def _per_stream(name, value, shape, *, positive=True) -> np.ndarray:
-    """A per-stream parameter broadcast to ``shape`` (scalars, or arrays broadcastable)."""
-    if positive:
-        value = check_epsilon(value, name=name)
-    arr = np.asarray(value, dtype=float)
-    try:
-        return np.broadcast_to(arr, shape).copy()
-    except ValueError:
-        raise ValueError(f"{name} must broadcast to the stream shape {shape}, "
-                         f"got shape {arr.shape}") from None
 
 
 def _where(where, shape) -> np.ndarray:
@@ -212,10 +188,10 @@ class BinaryCounter:
 
     def __init__(self, shape, *, epsilon, levels, rng=None, noise_scale=None,
                  noise_multiplier: float = 1.0):
-        self.shape = _shape(shape)
+        self.shape = stream_shape(shape)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         eps = check_epsilon(epsilon, allow_inf=True)
-        self.epsilon = _per_stream("epsilon", eps, self.shape, positive=False)
+        self.epsilon = per_stream("epsilon", eps, self.shape, positive=False)
         self.levels = self._check_levels(levels)
         self._fixed_scale = None
         if noise_scale is not None:
@@ -311,7 +287,8 @@ class BinaryCounter:
 
     # -- analytic companions ------------------------------------------------------------------
     def variance(self, n):
-        r"""Variance of the release error at stream position n: :math:`2 b^2\,\mathrm{popcount}(n)`."""
+        r"""Variance of the release error at stream position n,
+        :math:`2 b^2\,\mathrm{popcount}(n)`."""
         out = 2.0 * np.square(scalar_if_uniform(self.scale)) * popcount(n)
         return float(out) if np.ndim(out) == 0 else out
 
@@ -337,7 +314,7 @@ class BinaryCounter:
         levels = check_positive_int("levels", levels, minimum=0)
         if n_max >= 1 << levels:
             raise ValueError(f"n_max must be <= 2**levels - 1 = {(1 << levels) - 1}, got {n_max}")
-        shape = _shape(shape) if shape != () else ()
+        shape = stream_shape(shape) if shape != () else ()
         if noise_scale is None:
             if epsilon is None:
                 raise TypeError("noise_process needs epsilon or noise_scale")
@@ -392,9 +369,9 @@ class LogarithmicCounter:
     """
 
     def __init__(self, shape, *, epsilon, rng=None, noise_multiplier: float = 1.0):
-        self.shape = _shape(shape)
+        self.shape = stream_shape(shape)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-        self.epsilon = _per_stream("epsilon", check_epsilon(epsilon, allow_inf=True),
+        self.epsilon = per_stream("epsilon", check_epsilon(epsilon, allow_inf=True),
                                    self.shape, positive=False)
         self.scale = self.noise_multiplier * (1.0 / self.epsilon)
         self._rng = as_rng(rng)
@@ -437,11 +414,12 @@ class LogarithmicCounter:
     @staticmethod
     def noise_process(n_max: int, *, epsilon, shape=(), rng=None) -> np.ndarray:
         r"""Closed form of the noise at positions 1..n_max of the *last release*:
-        :math:`\frac1\varepsilon\sum_{i=0}^{\lfloor\log_2 n\rfloor}\xi_i`, shape ``shape + (n_max,)``."""
+        :math:`\frac1\varepsilon\sum_{i=0}^{\lfloor\log_2 n\rfloor}\xi_i`, shape
+        ``shape + (n_max,)``."""
         n_max = check_positive_int("n_max", n_max)
         b = 1.0 / np.asarray(check_epsilon(epsilon, allow_inf=True), dtype=float)
         rng = as_rng(rng)
-        shape = _shape(shape) if shape != () else ()
+        shape = stream_shape(shape) if shape != () else ()
         k = floor_log2(np.arange(1, n_max + 1))
         xi = rng.laplace(0.0, 1.0, size=shape + (int(k[-1]) + 1,))
         return np.asarray(b)[..., None] * np.cumsum(xi, axis=-1)[..., k]
@@ -519,11 +497,11 @@ class HybridCounter:
 
     def __init__(self, shape, *, epsilon, split: str = "chan", tree_log_base=2, rng=None,
                  noise_multiplier: float = 1.0):
-        self.shape = _shape(shape)
+        self.shape = stream_shape(shape)
         self.split = check_choice("split", split, ("chan", "paper"))
         self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-        eps = _per_stream("epsilon", check_epsilon(epsilon, allow_inf=True), self.shape,
+        eps = per_stream("epsilon", check_epsilon(epsilon, allow_inf=True), self.shape,
                           positive=False)
         self.epsilon = eps
         self.epsilon_log, self.epsilon_tree = hybrid_budget_split(eps, self.split)
@@ -605,7 +583,7 @@ class HybridCounter:
         eps = np.asarray(check_epsilon(epsilon, allow_inf=True), dtype=float)
         eps_half, _ = hybrid_budget_split(eps, split)
         rng = as_rng(rng)
-        shape = _shape(shape) if shape != () else ()
+        shape = stream_shape(shape) if shape != () else ()
         n = np.arange(1, n_max + 1)
         k = floor_log2(n)
         log_part = LogarithmicCounter.noise_process(n_max, epsilon=eps_half, shape=shape, rng=rng)

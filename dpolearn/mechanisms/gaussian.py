@@ -90,6 +90,7 @@ class GaussianMechanism:
         return ((y - neighbour_value) ** 2 - (y - value) ** 2) / (2 * self.noise_scale ** 2)
 
     def __repr__(self) -> str:
-        extra = "" if self.noise_multiplier == 1.0 else f", noise_multiplier={self.noise_multiplier!r}"
+        extra = ("" if self.noise_multiplier == 1.0
+                 else f", noise_multiplier={self.noise_multiplier!r}")
         return (f"GaussianMechanism(sigma={self.sigma!r}, sensitivity={self.sensitivity!r}"
                 f"{extra})")

@@ -25,7 +25,7 @@ from typing import Dict
 import numpy as np
 from scipy.special import zeta as _zeta
 
-from .._arrays import scalar_if_uniform
+from .._arrays import per_stream, scalar_if_uniform, stream_shape
 from .._validation import (
     as_rng,
     check_choice,
@@ -35,7 +35,6 @@ from .._validation import (
     check_probability,
 )
 from ..accounting import ApproxDP, PureDP, heterogeneous_advanced_composition
-from .counters import _per_stream, _shape
 
 __all__ = ["IntervalLaplaceMean", "SCHEDULES", "calibrate_epsilon", "fixed_schedule",
            "lemma_b1_schedule", "release_schedule", "interval_accountant",
@@ -255,9 +254,9 @@ class IntervalLaplaceMean:
 
     def __init__(self, shape, *, epsilon, v: float = 1.1, schedule: str = "fixed",
                  delta_prime: float = math.exp(-10), rng=None, noise_multiplier: float = 1.0):
-        self.shape = _shape(shape)
+        self.shape = stream_shape(shape)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-        self.epsilon = _per_stream("epsilon", epsilon, self.shape)
+        self.epsilon = per_stream("epsilon", epsilon, self.shape)
         self.v = check_v(v)
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.delta_prime = check_probability("delta_prime", delta_prime, open_low=True,

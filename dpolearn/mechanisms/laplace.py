@@ -105,6 +105,7 @@ class LaplaceMechanism:
         return self.log_density(y, value) - self.log_density(y, neighbour_value)
 
     def __repr__(self) -> str:
-        extra = "" if self.noise_multiplier == 1.0 else f", noise_multiplier={self.noise_multiplier!r}"
+        extra = ("" if self.noise_multiplier == 1.0
+                 else f", noise_multiplier={self.noise_multiplier!r}")
         return (f"LaplaceMechanism(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}"
                 f"{extra})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._arrays import scalar_if_uniform
-from .._validation import as_rng, check_epsilon, check_positive, check_positive_int
+from .._validation import as_rng, check_epsilon, check_positive, check_positive_int, floor_log2
 from ..accounting import PureDP
 from .laplace import laplace_block_release
 
@@ -38,8 +38,7 @@ def lazy_schedule(n_pulls):
     n = np.asarray(n_pulls, dtype=np.int64)
     if np.any(n < 1):
         raise ValueError(f"n_pulls must be >= 1, got {n_pulls!r}")
-    # floor(log2(n + 1)) computed exactly on integers: bit length minus one
-    r = np.vectorize(lambda v: int(v + 1).bit_length() - 1, otypes=[np.int64])(n) - 1
+    r = floor_log2(n + 1) - 1                             # exact on integers
     return r, 2 ** r, n - (2 ** (r + 1) - 1)
 
 
@@ -49,7 +48,8 @@ class LazyDoublingPrivateMean:
     Each arm collects its rewards in an open batch. Its batch number ``r+1`` closes after
     :math:`2^{r+1}` rewards; the mechanism then releases
 
-    .. math:: \tilde\mu_j = \frac{\Phi_j + Z}{O_j}, \qquad O_j = 2^{r+1},\ Z \sim \mathrm{Lap}(1/\varepsilon),
+    .. math:: \tilde\mu_j = \frac{\Phi_j + Z}{O_j}, \qquad O_j = 2^{r+1},
+              \quad Z \sim \mathrm{Lap}(1/\varepsilon),
 
     and **forgets** those rewards. Until the next batch closes, :math:`\tilde\mu_j` and
     :math:`O_j` stay fixed. Arms progress only when pulled; their schedules are not
@@ -184,6 +184,7 @@ class LazyDoublingPrivateMean:
         self.unprocessed_sum[rows, arms] = 0.0
 
     def __repr__(self) -> str:
-        extra = "" if self.noise_multiplier == 1.0 else f", noise_multiplier={self.noise_multiplier!r}"
+        extra = ("" if self.noise_multiplier == 1.0
+                 else f", noise_multiplier={self.noise_multiplier!r}")
         return (f"LazyDoublingPrivateMean(n_runs={self.n_runs}, n_arms={self.n_arms}, "
                 f"epsilon={scalar_if_uniform(self.epsilon)!r}{extra})")

@@ -186,7 +186,8 @@ class ReportNoisyMax:
         self.monotone = check_bool("monotone", monotone)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         if (epsilon is None) == (scale is None):
-            raise ValueError(f"give exactly one of epsilon and scale, got epsilon={epsilon!r}, scale={scale!r}")
+            raise ValueError(f"give exactly one of epsilon and scale, got epsilon={epsilon!r}, "
+                             f"scale={scale!r}")
         if epsilon is not None:
             calibrated = self._factor * self.sensitivity / check_epsilon(epsilon)
         else:
@@ -235,7 +236,8 @@ class ReportNoisyMax:
         return np.argmax(scores + self.sample_noise(scores.shape, rng), axis=-1)
 
     def selection_probabilities(self, scores) -> np.ndarray:
-        """Exact P(argmax = i) for a 1-D score vector, shape (K,) (:func:`selection_probabilities`)."""
+        """Exact P(argmax = i) for a 1-D score vector, shape (K,)
+        (:func:`selection_probabilities`)."""
         return selection_probabilities(scores, self.noise, self.noise_scale)
 
     def difference_sf(self, x):
@@ -279,15 +281,24 @@ class ExponentialMechanism:
     [0.2689, 0.7311]
     """
 
-    def __init__(self, *, epsilon, sensitivity: float = 1.0, monotone: bool = False):
+    def __init__(self, *, epsilon, sensitivity: float = 1.0, monotone: bool = False,
+                 noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon)
         #: The equivalent report-noisy-max with Gumbel noise (how the mechanism samples).
         self.report_noisy_max = ReportNoisyMax(epsilon=self.epsilon, noise="gumbel",
-                                               sensitivity=sensitivity, monotone=monotone)
+                                               sensitivity=sensitivity, monotone=monotone,
+                                               noise_multiplier=noise_multiplier)
+        self.noise_multiplier = self.report_noisy_max.noise_multiplier
+
+    @property
+    def noise_scale(self) -> float:
+        """Gumbel scale actually drawn with, c Delta / epsilon times the noise multiplier."""
+        return self.report_noisy_max.noise_scale
 
     @property
     def guarantee(self) -> PureDP:
-        return PureDP(epsilon=self.epsilon)
+        """``PureDP(epsilon / noise_multiplier)``."""
+        return PureDP(epsilon=self.epsilon / self.noise_multiplier)
 
     def probabilities(self, utilities) -> np.ndarray:
         u = np.asarray(utilities, dtype=float)
