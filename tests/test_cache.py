@@ -124,9 +124,12 @@ def test_unreadable_entry_is_reported(tiny):
     path, _ = _entry(tiny)
     path.unlink()
     path.mkdir()                                     # reading a directory fails with OSError
-    with pytest.warns(CacheWarning, match="cannot be read"):
+    with pytest.warns(CacheWarning) as caught:
         data = registry.run("test-cache-tiny", "quick")
     assert data["calls"] == 2
+    messages = [str(w.message) for w in caught]
+    assert "cannot be read" in messages[0] and str(path) in messages[0]
+    assert "could not write" in messages[1], "a directory in the way cannot be replaced: say so"
 
 
 def test_no_cache_recomputes_nested_runs_once_and_rewrites_entries(tiny):
