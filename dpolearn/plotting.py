@@ -24,7 +24,8 @@ import numpy as np
 __all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
            "shared_legend", "export", "plotted_rows", "display_scale", "LABEL_ORDER",
            "COLUMN_WIDTH_PX", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "CSS_PX_PER_INCH",
-           "EXPORT_DPI", "FIGURE_DIR_ENV"]
+           "EXPORT_DPI", "FIGURE_DIR_ENV", "ALGORITHM_LABELS", "VARIANT_LABELS", "MECHANISM_LABELS",
+           "COUNTER_LABELS"]
 
 #: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
 #: 1280 x 800 window (headless Chromium, built primer page: a 1411 px PNG was shown 672 px wide;

@@ -238,3 +238,26 @@ def test_figures_page_lists_figures_that_chapters_exported(tmp_path):
     html = page.read_text()
     assert "gdp-tradeoff-widget.png" in html and "gdp-tradeoff-widget.csv" in html
     assert "hu2021-fig1" not in html and ext.CHAPTER_ROWS_MARK not in html
+
+
+# ------------------------------------------------------------------ the pages themselves
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_every_figure_on_the_pages_is_shown_at_its_own_size(quick_book):
+    """Every image in a cell's output of the quick build (chapter-drawn figures and widgets'
+    static renderings included) is at most the column wide, so the page never scales it down;
+    with the book style's 9 pt minimum a point in the figure is a point on the screen. (Chapter
+    cells that set their own smaller font sizes are not caught here: their text is in the PNG.)"""
+    import re
+
+    too_wide = []
+    for page in sorted((quick_book.html / "book").glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        for src in re.findall(r'<img[^>]*src="([^"]+\.png)"', html):
+            path = (page.parent / src).resolve()
+            if "_images" not in path.parts or not path.exists():
+                continue
+            width = Image.open(path).size[0]
+            if width > plotting.COLUMN_WIDTH_PX:
+                too_wide.append(f"{page.name}: {src} is {width} px")
+    assert too_wide == [], "\n".join(too_wide)
