@@ -45,6 +45,8 @@ WRONG_ANSWERS = {
         ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),   # half the noise
         ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),      # misses 2^L
         ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),   # batch of 2^r pulls
+        ("q1_12", "mu_floor = math.sqrt(math.floor(float(sampling_budget(T, alpha)))",
+         "mu_floor = math.sqrt((float(sampling_budget(T, alpha)))"),       # forgets the floor
     ],
     "set2": [
         ("q2_3", "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
