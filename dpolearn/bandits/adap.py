@@ -1,8 +1,9 @@
 """AdaP-UCB and AdaP-KLUCB (Azize and Basu, NeurIPS 2022): commit to an arm until its pull
 count doubles, then refresh that arm's private mean from the episode just played.
 
-External to the seed papers (reconstructed from Azize and Basu's Algorithm 1 and eq. (7), see
-the book's appendix of readings); Hu, Huang, Mehta and Hegde use AdaP-KLUCB as a baseline.
+Not one of the five papers the book follows (reconstructed from Azize and Basu's Algorithm 1 and
+eq. (7)); Hu, Huang, Mehta and Hegde use AdaP-KLUCB as a baseline (reading-baseline-parameters
+in the book's appendix).
 """
 from __future__ import annotations
 
@@ -219,8 +220,9 @@ class AdaPKLUCB(_AdaP):
     Notes
     -----
     Privacy as for :class:`AdaPUCB`. **External, flagged**: a reconstruction of Azize and
-    Basu's Algorithm 1 with the KL index; alpha = 3.1 is the value Azize and Basu used (the
-    seed papers do not state theirs; see the book's appendix of readings).
+    Basu's Algorithm 1 with the KL index; alpha = 3.1 is the value Azize and Basu used (Hu,
+    Huang, Mehta and Hegde do not state theirs; reading-baseline-parameters in the book's
+    appendix).
 
     References
     ----------

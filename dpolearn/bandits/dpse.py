@@ -1,8 +1,9 @@
 """DP-SE: differentially private successive elimination (Sajed and Sheffet, ICML 2019).
 
-External to the seed papers: Hu, Huang, Mehta and Hegde and Hu and Hegde only compare against
-it. The constants below are the working version used by the book (see the appendix of readings),
-which could not be checked against Sajed and Sheffet's own text here; see the class Notes.
+Not one of the five papers the book follows: Hu, Huang, Mehta and Hegde and Hu and Hegde only
+compare against it. The constants below are the book's working version
+(reading-baseline-parameters in the book's appendix), which could not be checked against Sajed
+and Sheffet's own text here; see the class Notes.
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ class DPSE(Policy):
     (searched for it; only the abstract was found). The default epoch length is the max form,
     the reading of two independent public implementations (one of them adds 1 instead of
     rounding up); the sum form, the conservative reading, is offered for comparison (both are
-    discussed in the book's appendix of readings). The elimination threshold
+    discussed as reading-baseline-parameters in the book's appendix). The elimination threshold
     :math:`2(h_e + c_e)` and the constants 32, 8, 8 and 4 are the book's working version.
     Epoch lengths are capped at the horizon (an epoch that long never completes, so the cap
     changes nothing).
