@@ -166,6 +166,27 @@ def _finish(app, exception) -> None:
         ipynb.write_text(notebook_text(plain), encoding="utf-8")
 
 
+def _offer_notebook_download(app, pagename, templatename, context, doctree) -> None:
+    """html-page-context, before the theme's buttons: an ".ipynb" download on every chapter.
+
+    sphinx-book-theme copies the executed notebook to ``_sources/`` (and offers it for
+    download) only while building its launch buttons, so an edition without launch buttons
+    (the student edition, whose buttons would open the public notebooks) would have no
+    notebook download. We copy it here for every edition; :func:`_finish` then replaces it
+    with the plain-Markdown notebook of that edition.
+    """
+    md = Path(app.env.doc2path(pagename))
+    if md.suffix != ".md" or not md.exists() or not is_notebook_source(md):
+        return
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if not executed.exists():
+        return
+    dest = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, dest)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
 def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     """html-page-context: drop repeated identical scripts.
 
@@ -194,5 +215,7 @@ def setup(app):
     app.connect("config-inited", _use_local_assets, priority=900)
     app.connect("config-inited", _theme_defaults, priority=900)
     app.connect("html-page-context", _dedupe_scripts, priority=100)
+    # after the theme's prep_header_buttons (500), before its download button (501)
+    app.connect("html-page-context", _offer_notebook_download, priority=500)
     app.connect("build-finished", _finish)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
