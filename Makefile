@@ -80,7 +80,7 @@ mutants: $(STAMP)
 ##   .venv/bin/otter run -a _build/assignments/set1/set1-autograder.zip -o <dir> <submission>.ipynb
 .PHONY: assignments
 assignments: $(STAMP)
-	$(BIN)/python assignments/build.py --out _build/assignments
+	$(BIN)/python assignments/otter_sets.py --out _build/assignments
 
 ## Editions (tools/editions.py). The student edition: the book with every solution removed
 ## (prose, code and outputs), HTML in _build/student/_build/html and plain-Markdown student

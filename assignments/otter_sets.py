@@ -24,7 +24,7 @@ changing a set; ``tests/test_assignments.py`` fails when they are stale).
 Finally it writes ``_build/assignments/EXPECTED.md``, the expected outputs of the pen-and-paper
 questions (computed by the package, see ``expected_outputs.py``).
 
-Usage: ``python assignments/build.py [--out DIR] [--sync-student] [set ...]``.
+Usage: ``python assignments/otter_sets.py [--out DIR] [--sync-student] [set ...]``.
 """
 from __future__ import annotations
 
