@@ -385,9 +385,12 @@ def pure_dp_to_gdp(epsilon: ArrayLike) -> ArrayLike:
     0.997
     """
     eps = np.asarray(check_positive("epsilon", epsilon), dtype=float)
-    # Phi^{-1}(e^eps/(1+e^eps)) = -Phi^{-1}(1/(1+e^eps)), and log(1/(1+e^eps)) = -logaddexp(0, eps):
-    # the inverse is taken in log space, so nothing underflows for eps >= 710.
-    return _out(-2.0 * ndtri_exp(-np.logaddexp(0.0, eps)))
+    # Phi^{-1}(e^eps/(1+e^eps)) = -Phi^{-1}(1/(1+e^eps)), computed via the lower tail. For
+    # eps >= 700, where e^eps overflows, the inverse is taken in log space:
+    # log(1/(1+e^eps)) = -logaddexp(0, eps).
+    with np.errstate(over="ignore"):
+        direct = -2.0 * ndtri(1.0 / (1.0 + np.exp(np.minimum(eps, 700.0))))
+    return _out(np.where(eps < 700.0, direct, -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))))
 
 
 def gdp_to_zcdp(mu: ArrayLike) -> ArrayLike:
