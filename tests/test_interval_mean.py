@@ -196,3 +196,19 @@ def test_per_stream_epsilon_uses_own_schedule():
 def test_invalid(call, exc):
     with pytest.raises(exc):
         call()
+
+
+@pytest.mark.parametrize("multiplier", [0.25, 0.5, 2.0])
+@pytest.mark.parametrize("schedule", ["fixed", "lemmaB1_y", "lemmaB1_x"])
+def test_noise_multiplier_guarantee_dominates_the_exact_accountant(multiplier, schedule):
+    """With every release's noise times m, each release costs n^(-v/2) / m; the reported
+    anytime bound (Corollary 3.1 generalised to m) must still dominate the exact advanced
+    composition of those costs, and for m < 1 exceed the honest guarantee."""
+    eps = calibrate_epsilon(1.0, DELTA, 1.1)
+    mech = IntervalLaplaceMean(1, epsilon=eps, v=1.1, schedule=schedule, delta_prime=DELTA,
+                               noise_multiplier=multiplier)
+    exact = mech.accountant(200_000, delta_prime=DELTA)["advanced"].epsilon
+    assert exact <= mech.guarantee.epsilon
+    assert mech.noise_scale(100) == pytest.approx(multiplier * 100 ** (1.1 / 2 - 1))
+    honest = IntervalLaplaceMean(1, epsilon=eps, v=1.1, delta_prime=DELTA).guarantee.epsilon
+    assert (mech.guarantee.epsilon > honest) == (multiplier < 1)
