@@ -225,7 +225,7 @@ def test_search_finds_solutions_when_stripping_is_disabled(tmp_path, monkeypatch
 
 def test_source_tree_of_the_student_edition_is_stripped(tmp_path, monkeypatch):
     src = editions.write_source_tree("student", tmp_path / "student")
-    solutions, fragments = book_solutions()
+    _, fragments = book_solutions()
     text = normalise("\n".join(p.read_text(encoding="utf-8") for p in (src / "book").glob("*.md")))
     assert hits(fragments, text) == {}
     assert not list((src / "book").glob("*.ipynb")), "the public twins must not be copied"
@@ -255,7 +255,7 @@ def test_every_solution_is_found_and_searchable():
 @pytest.mark.parametrize("md", [p for p in editions._toc_chapters() if m2n.is_notebook_source(p)],
                          ids=lambda p: p.stem)
 def test_student_notebook_has_no_solution_and_public_has_all(md):
-    solutions, fragments = book_solutions()
+    _, fragments = book_solutions()
     mine = {key: frs for key, frs in fragments.items() if key[0] == md.stem}
     student = notebook_text(m2n.convert_chapter(md, "student"))
     public = notebook_text(m2n.convert_chapter(md, "public"))
@@ -285,7 +285,7 @@ def _page_text(path: Path) -> str:
 @pytest.mark.book
 @pytest.mark.xdist_group("student-book")
 def test_student_site_and_notebooks_have_no_solution_text(student_book):
-    solutions, fragments = book_solutions()
+    _, fragments = book_solutions()
     files = _site_files(student_book.html) + sorted((editions.STUDENT_OUT / "notebooks").glob("*.ipynb"))
     assert any(p.suffix == ".ipynb" for p in files) and any(p.suffix == ".html" for p in files)
     leaks = {}

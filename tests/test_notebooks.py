@@ -17,7 +17,6 @@ kernel") at one full nbclient run per chapter without doubling the experiments' 
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys

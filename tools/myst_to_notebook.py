@@ -234,7 +234,6 @@ def build_index(root: Path) -> BookIndex:
         if not path.exists():
             continue
         cells = _read_cells(path)
-        exercise_numbers: dict = {}
         for cell in cells:
             if cell.cell_type == "code":
                 fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
@@ -254,14 +253,13 @@ def build_index(root: Path) -> BookIndex:
                     index.targets[target.group("label")] = Target(
                         doc, "section", None, _plain(h.group("title")) if h else target.group("label"))
 
-            def visit(d: Directive):
+            def visit(d: Directive, doc: str = doc):
                 label = d.options.get("label")
                 nonumber = "nonumber" in d.options
                 if d.name in ("exercise", "exercise-start"):
                     number = None if nonumber else count("exercise")
                     if label:
                         index.targets[label] = Target(doc, "exercise", number, d.arg)
-                        exercise_numbers[label] = number
                 elif d.name.startswith("prf:") and d.name[4:] in PRF_NAMES:
                     kind = d.name[4:]
                     number = None if nonumber else count(kind)
@@ -539,7 +537,7 @@ class Converter:
         """Replace every role, and expand the book's TeX macros, in one line of Markdown."""
         line = ROLE.sub(self.role, line)
         for name, body in self.index.macros.items():
-            line = re.sub(rf"\\{name}(?![A-Za-z])", lambda _: body, line)
+            line = re.sub(rf"\\{name}(?![A-Za-z])", lambda _, text=body: text, line)
         return line
 
     # ------------------------------------------------------------------ blocks
