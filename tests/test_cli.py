@@ -267,7 +267,7 @@ def test_derive_seed_reads_seed_sequences_without_advancing_them():
 
 @pytest.mark.parametrize("id, title, error", [
     ("../escape", "t", ValueError), ("", "t", ValueError), ("a b", "t", ValueError),
-    (3, "t", ValueError), ("fine-id", None, TypeError),
+    (3, "t", TypeError), ("fine-id", None, TypeError),
 ])
 def test_register_refuses_ids_that_are_not_file_names(id, title, error):
     with pytest.raises(error, match="id|title"):

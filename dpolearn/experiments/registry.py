@@ -100,13 +100,23 @@ class Experiment:
     summary: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     chapter: str = ""
 
+    def __post_init__(self):
+        if not callable(self.compute):
+            raise TypeError(f"compute must be callable, got {self.compute!r}")
+        for name in ("plot", "summary"):
+            value = getattr(self, name)
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} must be callable or None, got {value!r}")
+
 
 def register(id: str, *, title: str, plot=None, summary=None, chapter: str = ""):
     """Decorator registering ``compute(scale, seed, jobs, progress)`` under ``id``.
 
     ``id`` names files (cache entries, output directories): letters, digits, ``.``, ``_``, ``-``.
     """
-    if not isinstance(id, str) or not _ID_PATTERN.fullmatch(id):
+    if not isinstance(id, str):
+        raise TypeError(f"experiment id must be a string, got {id!r}")
+    if not _ID_PATTERN.fullmatch(id):
         raise ValueError(f"experiment id must be letters, digits, '.', '_' or '-' (not starting "
                          f"with a punctuation mark), got {id!r}")
     if not isinstance(title, str):
@@ -220,17 +230,17 @@ def _canonical_key(key: Any) -> Any:
         return _seed_key(key)
     if isinstance(key, tuple):
         return tuple(_canonical_key(k) for k in key)
-    if isinstance(key, (str, bytes, numbers.Number)) and not isinstance(key, np.ndarray):
+    if key is None or isinstance(key, (str, bytes, numbers.Number)):
         return key
-    raise TypeError("derive_seed keys must be strings, numbers, SeedSequences or tuples of them, "
+    raise TypeError("derive_seed keys must be strings, numbers, None, SeedSequences or tuples of them, "
                     f"got {key!r}")
 
 
 def derive_seed(*keys: Any) -> np.random.SeedSequence:
     """A SeedSequence determined by ``keys``, independent of run order.
 
-    Keys are strings, numbers, ``SeedSequence`` objects (used through their entropy and spawn
-    key, never advanced) or tuples of them; the same keys always give the same sequence.
+    Keys are strings, numbers, None, ``SeedSequence`` objects (used through their entropy and
+    spawn key, never advanced) or tuples of them; the same keys always give the same sequence.
 
     >>> derive_seed("fig", 1, 0).entropy == derive_seed("fig", 1, 0).entropy
     True
@@ -342,6 +352,9 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
             return data
     with contextlib.nullcontext(refreshing) if cache else refresh_session() as session:
         data = exp.compute(scale=scale_name, seed=seed, jobs=jobs, progress=bool(progress))
+        if not isinstance(data, dict):
+            raise TypeError(f"experiment {id!r} returned a {type(data).__name__}; compute must "
+                            "return a dict of data")
         if session is not None:
             session.add(path)
     try:
@@ -387,7 +400,13 @@ def check_out_dir(out_dir: Any) -> Path:
 
 
 def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> list[dict[str, Any]]:
-    """summary.csv rows (one per Result) in the fixed column order of DESIGN.md."""
+    """summary.csv rows (one per Result) in the fixed column order of :data:`SUMMARY_COLUMNS`."""
+    from ..simulate import Result
+
+    results = list(results)
+    for res in results:
+        if not isinstance(res, Result):
+            raise TypeError(f"results must hold dpolearn Result objects, got {res!r}")
     rows = []
     for res in results:
         params = dict(res.params)
