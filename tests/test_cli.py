@@ -285,3 +285,22 @@ def test_run_with_a_seed_sequence_is_reproducible_and_leaves_it_unchanged(tmp_pa
     assert seq.n_children_spawned == 0, "the caller's SeedSequence is read, never advanced"
     assert np.array_equal(one["UCB1"].regret, two["UCB1"].regret)
     assert not np.array_equal(one["UCB1"].regret, other["UCB1"].regret)
+
+
+def test_derive_seed_accepts_none_as_a_key():
+    """A non-private row (epsilon None) is a legitimate key, distinct from any number."""
+    assert dpl.experiments.derive_seed("x", None, 0).entropy == dpl.experiments.derive_seed("x", None, 0).entropy
+    assert dpl.experiments.derive_seed("x", None, 0).entropy != dpl.experiments.derive_seed("x", 0, 0).entropy
+
+
+def test_compute_must_return_a_dict(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    registry = dpl.experiments.registry
+    registry.ids()
+    registry.register("test-cli-not-a-dict", title="bad")(lambda scale, seed, jobs, progress: [1, 2])
+    try:
+        with pytest.raises(TypeError, match="'test-cli-not-a-dict' returned a list"):
+            dpl.experiments.run("test-cli-not-a-dict", "quick")
+    finally:
+        registry._REGISTRY.pop("test-cli-not-a-dict", None)
+    assert not any(tmp_path.iterdir()), "nothing cached"
