@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import sys
 import zlib
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
@@ -24,7 +25,7 @@ import numpy as np
 __all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
            "shared_legend", "export", "plotted_rows", "display_scale", "LABEL_ORDER",
            "COLUMN_WIDTH_PX", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "CSS_PX_PER_INCH",
-           "EXPORT_DPI", "FIGURE_DIR_ENV", "ALGORITHM_LABELS", "VARIANT_LABELS", "MECHANISM_LABELS",
+           "EXPORT_DPI", "FIGURE_DIR_ENV", "FIGURE_PAGE_ENV", "ALGORITHM_LABELS", "VARIANT_LABELS", "MECHANISM_LABELS",
            "COUNTER_LABELS"]
 
 #: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
@@ -41,6 +42,11 @@ MIN_FONT_PT = 9.0
 EXPORT_DPI = 200
 #: Environment variable naming the directory :func:`export` writes to by default.
 FIGURE_DIR_ENV = "DPOLEARN_FIGURE_DIR"
+#: Environment variable naming the page being executed; with :data:`FIGURE_DIR_ENV` set (both
+#: are set by the book build), a figure that a chapter's ``draw_<what>`` function makes with
+#: :func:`subplots` (a widget's drawing) is exported once, at its first (default) call, as
+#: ``<page>-<what>``.
+FIGURE_PAGE_ENV = "DPOLEARN_FIGURE_PAGE"
 
 _PANEL_HEIGHT_IN = {1: 3.7, 2: 2.75}          # height of one row of panels, by columns
 
@@ -190,7 +196,46 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
     kwargs["figsize"] = (FIGURE_WIDTH_IN, row * nrows + (0.2 if nrows > 1 else 0.0))
     kwargs.setdefault("squeeze", False)
     kwargs.setdefault("layout", "constrained")
-    return plt.subplots(nrows, ncols, **kwargs)
+    fig, axes = plt.subplots(nrows, ncols, **kwargs)
+    _queue_chapter_export(fig, sys._getframe(1))
+    return fig, axes
+
+
+_PENDING_EXPORTS: List[Any] = []
+_EXPORTED_NAMES: set = set()
+
+
+def _queue_chapter_export(fig, caller) -> None:
+    """During a book build, remember a figure drawn by a chapter function for export."""
+    page, outdir = os.environ.get(FIGURE_PAGE_ENV), os.environ.get(FIGURE_DIR_ENV)
+    function = caller.f_code.co_name
+    if (not page or not outdir or function.startswith("<")
+            or caller.f_globals.get("__name__", "").startswith("dpolearn")):
+        return                        # experiment figures are exported under their own ids
+    name = f"{page}-{function.removeprefix('draw_').strip('_')}"
+    if name in _EXPORTED_NAMES:
+        return                        # only the first (default) drawing of a widget
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    _EXPORTED_NAMES.add(name)
+    if _flush_chapter_exports not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _flush_chapter_exports)
+    _PENDING_EXPORTS.append((fig, name))
+
+
+def _flush_chapter_exports(*_args) -> None:
+    """After a cell ran: export the figures it drew (they are complete by then)."""
+    while _PENDING_EXPORTS:
+        fig, name = _PENDING_EXPORTS.pop(0)
+        try:
+            export(fig, name)
+        except Exception as exc:       # never break a chapter over a figure file
+            print(f"dpolearn: could not export figure {name!r}: {exc}", file=sys.stderr)
 
 
 def _markevery(label: str):

@@ -261,3 +261,28 @@ def test_every_figure_on_the_pages_is_shown_at_its_own_size(quick_book):
             if width > plotting.COLUMN_WIDTH_PX:
                 too_wide.append(f"{page.name}: {src} is {width} px")
     assert too_wide == [], "\n".join(too_wide)
+
+
+def test_widget_drawings_are_exported_once_during_a_book_build(monkeypatch, tmp_path):
+    """With the build's two variables set, a chapter's draw_<what> function that draws with
+    plotting.subplots is exported after its cell, at its first (default) call only; top-level
+    figures are not (the experiment figures are exported under their ids)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv(plotting.FIGURE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(plotting.FIGURE_PAGE_ENV, "testpage")
+    shell = InteractiveShell.instance()
+    cell = ("import dpolearn as dpl\n"
+            "def draw_thing(level=1.0):\n"
+            "    fig, axes = dpl.plotting.subplots()\n"
+            "    axes[0, 0].plot([0, 1], [0, level], label='a line')\n"
+            "    return fig\n"
+            "draw_thing()\n"
+            "top, _ = dpl.plotting.subplots()\n")
+    assert shell.run_cell(cell).success
+    assert shell.run_cell("draw_thing(5.0)").success
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "testpage-thing.csv", "testpage-thing.png", "testpage-thing.svg"]
+    with open(tmp_path / "testpage-thing.csv") as fh:
+        assert [float(r["y"]) for r in csv.DictReader(fh)] == [0.0, 1.0]    # the default call
+    plt.close("all")

@@ -7,9 +7,11 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).
   :func:`dpolearn.plotting.export` to ``_static/figures/<experiment id>.svg``, ``.png``
   (200 dpi) and ``.csv`` (the plotted data: panel, series, x, y, standard error). The file names
   are the experiment ids, which do not change between builds.
-* During the build ``$DPOLEARN_FIGURE_DIR`` points at the same directory, so a chapter cell may
-  call ``dpl.plotting.export(fig, "<name>")`` to publish a figure it draws itself (the static
-  rendering of a widget, say).
+* During the build ``$DPOLEARN_FIGURE_DIR`` points at the same directory and
+  ``$DPOLEARN_FIGURE_PAGE`` names the page being executed, so a figure that a chapter's
+  ``draw_<what>`` function draws with ``dpl.plotting.subplots`` (every widget's drawing) is
+  exported at its first, default call as ``<page>-<what>``; a cell may also call
+  ``dpl.plotting.export(fig, "<name>")`` itself.
 * The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
   experiment id, what it shows, its chapter, and links to the three files; the figures that
   chapter cells exported are added to the table when the build finishes.
@@ -81,6 +83,11 @@ def _set_export_dir(app, config):
     os.environ["DPOLEARN_FIGURE_DIR"] = str(_figure_dir(app))
 
 
+def _set_page(app, docname, source):
+    """Name the page about to be executed (its kernel inherits the environment)."""
+    os.environ["DPOLEARN_FIGURE_PAGE"] = docname.rsplit("/", 1)[-1]
+
+
 def _export_all(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -133,6 +140,7 @@ def setup(app):
     app.add_node(FiguresTable, html=(lambda self, node: None, lambda self, node: None))
     app.add_directive("dpolearn-figures", FiguresDirective)
     app.connect("config-inited", _set_export_dir)
+    app.connect("source-read", _set_page)
     app.connect("doctree-resolved", _fill_tables)
     app.connect("build-finished", _export_all)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
