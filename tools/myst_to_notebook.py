@@ -358,8 +358,7 @@ def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[s
     return (
         f"# Installs dpolearn {version} (the release this notebook belongs to) when it is missing,\n"
         "# e.g. in Colab or Binder; in a clone after `pip install -r requirements.txt` it does nothing.\n"
-        "# Experiments run at quick scale; for the papers' scale run\n"
-        "# `import dpolearn as dpl; dpl.experiments.set_scale(\"paper\")` before the experiments.\n"
+        "# Quick scale by default: run dpl.experiments.set_scale(\"paper\") before the experiments for the papers'.\n"
         "try:\n"
         "    import dpolearn\n"
         "except ImportError:\n"
