@@ -15,8 +15,8 @@ a temporary directory, the mutant is applied to the copy, and pytest runs in the
 ``PYTHONPATH`` pointing at it (the check that ``dpolearn`` is imported from the copy is part of
 every run). The suite is every test outside the book build (book, notebooks, browser,
 assignments, editions, PDF), doctests included; the privacy behaviour tests and the tests of the
-mutated module run first and pytest stops at the first failure (``-x``), so a killed mutant costs
-seconds while a survivor is run against the whole suite.
+mutated module run first (a pytest run of their own) and every run stops at the first failure
+(``-x``), so a killed mutant costs seconds while a survivor is run against the whole suite.
 
 Exit status: 0 if every mutant is killed; 1 if any survives, any anchor is missing or ambiguous,
 or the unmutated suite fails in the copy (checked first, with ``--baseline``, the default).
@@ -124,22 +124,23 @@ def make_sandbox() -> Path:
     return box
 
 
-def pytest_command(box: Path, mutated_file: str | None, tests=None) -> list:
-    """pytest in the sandbox: privacy behaviour tests, the module's tests, then everything
-    (or only ``tests``, a list of paths, when given)."""
-    if tests:
-        order = list(tests)
-    else:
-        order = list(FIRST)
-        if mutated_file:
-            order += MODULE_TESTS.get(Path(mutated_file).name, [])
-        order += ["tests", "dpolearn"]
-    order = [p for i, p in enumerate(order) if p not in order[:i] and (box / p).exists()]
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-           "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rfE", "-m", "not book"]
+def pytest_stages(box: Path, mutated_file: str | None, tests=None) -> list:
+    """pytest commands run one after the other in the sandbox, each stopping at its first
+    failure: (1) the privacy behaviour tests and the tests of the mutated module, (2) the rest
+    of the non-book suite, doctests included. (pytest merges overlapping path arguments and then
+    collects in directory order, so the order cannot be set within one command.) With ``tests``
+    given: one stage with only those paths."""
+    base = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
+            "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rfE",
+            "-m", "not book"]
     for pattern in EXCLUDE_GLOBS:
-        cmd += ["--ignore-glob", str(box / pattern)]
-    return cmd + order
+        base += ["--ignore-glob", str(box / pattern)]
+    if tests:
+        return [base + list(tests)]
+    first = list(FIRST) + (MODULE_TESTS.get(Path(mutated_file).name, []) if mutated_file else [])
+    first = [p for i, p in enumerate(first) if p not in first[:i] and (box / p).exists()]
+    rest = base + [arg for p in first for arg in ("--ignore", str(box / p))] + ["tests", "dpolearn"]
+    return [base + first, rest]
 
 
 def sandbox_env(box: Path) -> dict:
@@ -170,18 +171,22 @@ def run_one(mutant: dict | None, tests=None, timeout: float = TIMEOUT) -> dict:
             target = box / mutant["file"]
             target.write_text(apply_mutant(target.read_text(), mutant))
         verify_import(box)
-        cmd = pytest_command(box, mutant["file"] if mutant else None, tests)
-        try:
-            proc = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True,
-                                  text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            return {"status": "timeout", "seconds": time.perf_counter() - start,
-                    "killer": f"timeout after {timeout:.0f} s"}
+        for cmd in pytest_stages(box, mutant["file"] if mutant else None, tests):
+            left = timeout - (time.perf_counter() - start)
+            try:
+                proc = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True,
+                                      text=True, timeout=max(left, 1.0), check=False)
+            except subprocess.TimeoutExpired:
+                return {"status": "timeout", "seconds": time.perf_counter() - start,
+                        "killer": f"timeout after {timeout:.0f} s"}
+            if proc.returncode != 0:
+                break
         status = "passed" if proc.returncode == 0 else "failed"
         if proc.returncode not in (0, 1):           # 2-5: pytest itself could not run
             status = "error"
         return {"status": status, "seconds": time.perf_counter() - start,
-                "killer": first_failure(proc.stdout), "output": proc.stdout[-4000:] + proc.stderr[-2000:]}
+                "killer": first_failure(proc.stdout),
+                "output": proc.stdout[-4000:] + proc.stderr[-2000:]}
     except AnchorError as exc:
         return {"status": "anchor", "seconds": time.perf_counter() - start, "killer": str(exc)}
     finally:
