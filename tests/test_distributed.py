@@ -36,9 +36,16 @@ class _CountDone(scheduler_plugin.SchedulerPlugin):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """Two worker processes on this machine, one thread each, bound to 127.0.0.1."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as local:
+    """Two worker processes on this machine, one thread each, bound to 127.0.0.1.
+
+    The dashboard is off; the scheduler's small HTTP endpoint (health, metrics), which Dask
+    starts anyway, is moved from *:8787 to a free port of 127.0.0.1.
+    """
+    import dask
+
+    with dask.config.set({"distributed.scheduler.dashboard.address": "127.0.0.1:0"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     host="127.0.0.1", dashboard_address=None) as local:
         local.counter = _CountDone()
         local.scheduler.add_plugin(local.counter, name="dpolearn-test-count")
         yield local
