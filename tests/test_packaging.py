@@ -9,6 +9,7 @@ import sys
 import tarfile
 import textwrap
 import zipfile
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
