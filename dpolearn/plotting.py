@@ -406,13 +406,16 @@ def _cell(value: float):
 
 
 def plotted_rows(fig) -> List[Dict[str, Any]]:
-    """The data a figure plots, one row per point of every labelled line or heat-map cell.
+    """The data a figure plots, one row per point of every labelled line, bar or heat-map cell.
 
     Columns: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
     (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
     else empty). A horizontal reference line has an empty ``x`` (a vertical one an empty ``y``);
-    a heat map gives one row per cell (``series`` its row, ``x`` its column, ``y`` the value).
+    a bar gives its centre and height; a heat map gives one row per cell (``series`` its row,
+    ``x`` its column, ``y`` the value).
     """
+    from matplotlib.container import BarContainer
+
     rows = []
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
@@ -430,11 +433,20 @@ def plotted_rows(fig) -> List[Dict[str, Any]]:
             for xi, yi, si in zip(x, y, se):
                 rows.append({"panel": panel, "series": label, "x": _cell(xi), "y": _cell(yi),
                              "se": _cell(si)})
+        for bars in ax.containers:
+            if isinstance(bars, BarContainer) and not bars.get_label().startswith("_"):
+                for patch in bars.patches:
+                    rows.append({"panel": panel, "series": bars.get_label(),
+                                 "x": _cell(patch.get_x() + patch.get_width() / 2),
+                                 "y": _cell(patch.get_height()), "se": ""})
         for image in ax.images:
             table = getattr(image, "_dpolearn_table", None)
-            if table is not None:
-                for series, x, y in table:
-                    rows.append({"panel": panel, "series": series, "x": x, "y": y, "se": ""})
+            if table is None:                             # a matrix: row, column, value
+                values = np.ma.filled(np.ma.asarray(image.get_array(), dtype=float), np.nan)
+                table = [(f"row {i + 1}", j + 1, values[i, j])
+                         for i in range(values.shape[0]) for j in range(values.shape[1])]
+            for series, x, y in table:
+                rows.append({"panel": panel, "series": series, "x": x, "y": _cell(y), "se": ""})
     return rows
 
 

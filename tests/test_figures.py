@@ -286,3 +286,15 @@ def test_widget_drawings_are_exported_once_during_a_book_build(monkeypatch, tmp_
     with open(tmp_path / "testpage-thing.csv") as fh:
         assert [float(r["y"]) for r in csv.DictReader(fh)] == [0.0, 1.0]    # the default call
     plt.close("all")
+
+
+def test_plotted_rows_include_bars_and_heat_maps():
+    fig, axes = plotting.subplots(1, 2)
+    axes[0, 0].bar([0, 1], [0.25, 0.75], label="P(selected)")
+    axes[0, 1].imshow(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    rows = plotting.plotted_rows(fig)
+    plt.close(fig)
+    bars = [(r["x"], r["y"]) for r in rows if r["panel"] == "a"]
+    assert bars == [(0.0, 0.25), (1.0, 0.75)]
+    cells = [(r["series"], r["x"], r["y"]) for r in rows if r["panel"] == "b"]
+    assert cells == [("row 1", 1, 1.0), ("row 1", 2, 2.0), ("row 2", 1, 3.0), ("row 2", 2, 4.0)]
