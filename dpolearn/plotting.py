@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -420,9 +421,9 @@ def plotted_rows(fig) -> List[Dict[str, Any]]:
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
             label = getattr(line, "_dpolearn_label", line.get_label())
-            if label.startswith("_") and not hasattr(line, "_dpolearn_se"):
+            if label == "_nolegend_" or re.fullmatch(r"_child\d+", label):
                 continue                                  # matplotlib's unnamed helpers
-            label = label.lstrip("_")
+            label = label.lstrip("_")                     # named, only kept out of the legend
             x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
             if x.size == 0 or x.size != y.size:
                 continue
