@@ -4,7 +4,8 @@ The search: every solution of every chapter is cut into *fragments* (code lines 
 cells, inline math and inline code, and runs of plain prose between math, code and emphasis
 markers), whitespace-normalised;
 a fragment counts only if it occurs nowhere in the chapters once the solutions are removed (nor
-in the package code they include), so a hit can only come from a solution. The tests then check
+in the package code they include, nor in the problem sets' student notebooks), so a hit can only
+come from a solution. The tests then check
 
 * the stripper on a small synthetic chapter with both solution forms, and that the search finds
   the solutions when stripping is switched off (the test of the test);
@@ -102,9 +103,14 @@ def book_solutions():
         stripped.append(result.text)
         for sol in result.removed:
             solutions[(md.stem, sol.exercise)] = sol
-    # The chapters include package code ({literalinclude}), so it is background too.
+    # Also background: the package code the chapters include ({literalinclude}), and the
+    # student notebooks of the problem sets, which the Assignments page links: their set-up
+    # code and question text restate parts of some exercises (that they hold no answers is
+    # checked by the problem sets' own tests).
     package = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "dpolearn").rglob("*.py"))]
-    background = normalise("\n".join(stripped + package))
+    sets = [notebook_text(nbformat.read(p, as_version=4))
+            for p in sorted((ROOT / "assignments" / "student").glob("*.ipynb"))]
+    background = normalise("\n".join(stripped + package + sets))
     return solutions, distinctive(solutions, background)
 
 
@@ -334,4 +340,5 @@ def test_student_site_links_only_student_notebooks(student_book):
         assert downloads, f"{doc}: no .ipynb download"
         nb = nbformat.read((page.parent / downloads[0]).resolve(), as_version=4)
         assert nb.metadata["dpolearn"]["edition"] == "student"
-        assert any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"
+        has_code = len([c for c in nb.cells if c.cell_type == "code"]) > 1   # beyond the install cell
+        assert not has_code or any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"
