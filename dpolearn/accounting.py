@@ -23,6 +23,21 @@ from typing import Union
 
 import numpy as np
 
+# Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
+# dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
+from .gdp import (
+    gaussian_mechanism_gdp,
+    gdp_compose,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_epsilon_from_log_delta,
+    gdp_log_delta,
+    gdp_to_renyi,
+    gdp_to_zcdp,
+    pure_dp_to_gdp,
+    tradeoff_eps_delta,
+    tradeoff_gaussian,
+)
 from ._validation import (
     check_delta,
     check_epsilon,
@@ -227,22 +242,16 @@ def heterogeneous_advanced_composition(epsilons, delta_prime: float) -> ApproxDP
     return ApproxDP(epsilon=total, delta=dp)
 
 
-# Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
-# dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
-from .gdp import (  # noqa: E402
-    gaussian_mechanism_gdp,
-    gdp_compose,
-    gdp_delta,
-    gdp_epsilon,
-    gdp_epsilon_from_log_delta,
-    gdp_log_delta,
-    gdp_to_approx,
-    gdp_to_renyi,
-    gdp_to_zcdp,
-    pure_dp_to_gdp,
-    tradeoff_eps_delta,
-    tradeoff_gaussian,
-)
+def gdp_to_approx(mu: float, delta: float) -> ApproxDP:
+    """The (eps(delta), delta)-DP record implied by mu-GDP, as an ``ApproxDP``.
+
+    Examples
+    --------
+    >>> gdp_to_approx(1.0, 1e-5)
+    ApproxDP(epsilon=4.37718, delta=1e-05)
+    """
+    return ApproxDP(epsilon=gdp_epsilon(delta, mu), delta=delta)
+
 
 __all__ += ["tradeoff_gaussian", "tradeoff_eps_delta", "gaussian_mechanism_gdp", "gdp_compose",
             "gdp_delta", "gdp_log_delta", "gdp_epsilon", "gdp_epsilon_from_log_delta",

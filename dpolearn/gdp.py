@@ -8,7 +8,8 @@ from its output is at least as hard as telling N(0, 1) from N(mu, 1). This modul
 * the Gaussian mechanism as a GDP mechanism (:func:`gaussian_mechanism_gdp`) and composition
   (:func:`gdp_compose`);
 * the exact primal-dual conversion mu-GDP <-> (eps, delta(eps))-DP for all eps >= 0
-  (:func:`gdp_delta`, :func:`gdp_log_delta`, :func:`gdp_epsilon`, :func:`gdp_to_approx`),
+  (:func:`gdp_delta`, :func:`gdp_log_delta`, :func:`gdp_epsilon`; the record
+  :func:`dpolearn.accounting.gdp_to_approx`),
   computed in log space;
 * two standard facts that are **not** in Hu et al. (2025), labelled as such:
   :func:`pure_dp_to_gdp` (pure eps-DP -> mu-GDP) and :func:`gdp_to_zcdp` /
@@ -51,7 +52,6 @@ __all__ = [
     "gdp_log_delta",
     "gdp_epsilon",
     "gdp_epsilon_from_log_delta",
-    "gdp_to_approx",
     "pure_dp_to_gdp",
     "gdp_to_zcdp",
     "gdp_to_renyi",
@@ -349,19 +349,6 @@ def gdp_epsilon_from_log_delta(log_delta: ArrayLike, mu: ArrayLike) -> ArrayLike
     d, m = np.broadcast_arrays(ld, mu)
     out = np.array([_eps_for(float(dv), float(mv)) for dv, mv in zip(d.ravel(), m.ravel())])
     return _out(out.reshape(d.shape))
-
-
-def gdp_to_approx(mu: float, delta: float):
-    """The (eps(delta), delta)-DP record implied by mu-GDP, as an ``ApproxDP``.
-
-    Examples
-    --------
-    >>> gdp_to_approx(1.0, 1e-5)
-    ApproxDP(epsilon=4.37718, delta=1e-05)
-    """
-    from .accounting import ApproxDP
-
-    return ApproxDP(epsilon=gdp_epsilon(delta, mu), delta=delta)
 
 
 # ------------------------------------------------- standard facts NOT from Hu et al. (2025)
