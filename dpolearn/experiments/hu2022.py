@@ -10,10 +10,12 @@
   shows it), DP-SE's sum form dashed and non-private TS dotted as references.
 * :func:`claims` -- the paper's three orderings checked on the final regret.
 
-Lazy-DP-TS uses base-2 logarithms in its bonus here, as Hu and Hegde write (spec 002 [A7];
-the ``hu2021-*`` experiments use ln); Anytime-Lazy-UCB and DP-SE use ln. The paper states
+Lazy-DP-TS uses base-2 logarithms in its bonus here, as Hu and Hegde write (reading
+``reading-lazy-ts-log`` of the book's appendix of readings and errata; the ``hu2021-*``
+experiments use ln); Anytime-Lazy-UCB and DP-SE use ln. The paper states
 neither the number of runs nor DP-SE's constants: we use 50 runs per epsilon at paper scale
-(spec 002 [A22] asks for at least 20), beta = 1/T and both epoch-length forms.
+(reading ``reading-unstated-experiment-details``: at least 20), beta = 1/T and both
+epoch-length forms (``reading-baseline-parameters``).
 """
 from __future__ import annotations
 
@@ -209,7 +211,7 @@ for _n, _e in FIGURES.items():
 # The paper's claims, checked on the final regret
 # ---------------------------------------------------------------------------------------------
 def claims(data, k: float = 2.0) -> List[Dict]:
-    """Check the orderings of Hu and Hegde's Section 4 (spec 002 section 5) at every epsilon.
+    """Check the orderings of Hu and Hegde's Section 4 at every epsilon.
 
     "a < b" counts as shown when the difference of the final means exceeds ``k`` standard
     errors of the difference; otherwise the pair is reported as not resolved (``None``) or
