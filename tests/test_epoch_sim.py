@@ -10,12 +10,12 @@ from dpolearn.fullinfo.epoch_sim import (
     TwoPointLosses,
     epoch_loss_sums,
     exact_regret_deterministic,
-    noise_difference_sf,
-    rnm_probabilities,
     simulate_epochs,
     two_action_probability,
 )
 from dpolearn.mechanisms import ExponentialMechanism, ReportNoisyMax
+from dpolearn.mechanisms.noisy_max import noise_difference_sf
+from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
 
 NOISES = ("laplace", "exponential", "gumbel")
 
@@ -227,7 +227,7 @@ def test_exact_regret_two_level_reference_values(noise, scale, values):
     # eps R(inf) on the two-level instance with eps * Delta = 1
     for K, v in values.items():
         mu = np.r_[0.0, np.ones(K - 1)]
-        assert abs(exact_regret_deterministic(mu, epsilon=1.0, noise=noise, scale=scale) - v) < 1.5e-3
+        assert abs(exact_regret_deterministic(mu, epsilon=1.0, noise=noise, noise_factor=scale) - v) < 1.5e-3
 
 
 @pytest.mark.parametrize("noise", NOISES)

@@ -28,7 +28,7 @@ from dpolearn import (
     plotting,
 )
 from dpolearn import mechanisms as mech
-from dpolearn.fullinfo import epoch_sim
+from dpolearn.fullinfo import epoch_sim, rnm_ftnl
 
 
 # --------------------------------------------------------------------------- the public names
@@ -406,19 +406,13 @@ CASES = {
         (lambda: epoch_sim.exact_regret_deterministic([0.0, 1.0], epsilon=1.0, horizon=0),
          ValueError, "horizon.*0"),
     ],
-    "dpolearn.fullinfo.epoch_sim.noise_difference_sf": [
-        (lambda: epoch_sim.noise_difference_sf(1.0, noise="cauchy"), ValueError, "noise"),
-    ],
     "dpolearn.fullinfo.epoch_sim.privacy_loss_two_actions": [
         (lambda: epoch_sim.privacy_loss_two_actions(1.0, noise="normal"), ValueError, "noise"),
     ],
-    "dpolearn.fullinfo.epoch_sim.rnm_probabilities": [
-        (lambda: epoch_sim.rnm_probabilities([1.0]), ValueError, "scores"),
-    ],
-    "dpolearn.fullinfo.epoch_sim.run_epochs": [
-        (lambda: epoch_sim.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1), TypeError,
+    "dpolearn.fullinfo.rnm_ftnl.run_epochs": [
+        (lambda: rnm_ftnl.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1), TypeError,
          "policy must be an RNMFTNL"),
-        (lambda: epoch_sim.run_epochs(fullinfo.RNMFTNL(epsilon=1), dpl.FixedSequence(
+        (lambda: rnm_ftnl.run_epochs(fullinfo.RNMFTNL(epsilon=1), dpl.FixedSequence(
             np.zeros((3, 2))), 3, np.array([3]), 1), TypeError, "env must offer"),
     ],
     "dpolearn.fullinfo.epoch_sim.simulate_epochs": [
@@ -427,13 +421,6 @@ CASES = {
         (lambda: epoch_sim.simulate_epochs(dpl.FTL(), _two_point(), 10), TypeError, "policy"),
         (lambda: epoch_sim.simulate_epochs(fullinfo.RNMFTNL(epsilon=1.0), _two_point(), 10,
                                            seed="abc"), TypeError, "seed.*'abc'"),
-    ],
-    "dpolearn.fullinfo.epoch_sim.simulate_policy_epochs": [
-        (lambda: epoch_sim.simulate_policy_epochs(fullinfo.RNMFTNL(epsilon=1.0),
-                                                  dpl.FixedSequence(np.zeros((3, 2))), 3,
-                                                  [3], 1), TypeError, "env must offer"),
-        (lambda: epoch_sim.simulate_policy_epochs(fullinfo.RNMFTNL(epsilon=1.0), _two_point(),
-                                                  0, [3], 1), ValueError, "horizon.*0"),
     ],
     "dpolearn.fullinfo.epoch_sim.two_action_probability": [
         (lambda: epoch_sim.two_action_probability(envs.TwoPointExperts.bernoulli([.1, .2, .3]),

@@ -248,8 +248,8 @@ def test_rnm_gumbel_two_sided_loss_formula():
     for d in (0.0, 2.5, 8.0):
         expected = max(math.log1p(math.exp(d)) - math.log1p(math.exp(d - 2.0)),
                        math.log1p(math.exp(2.0 - d)) - math.log1p(math.exp(-d)))
-        assert primer.rnm_max_loss(unit, [0.0, d], [1.0, d - 1.0]) == pytest.approx(expected,
-                                                                                  rel=1e-9)
+        got = unit.max_privacy_loss([0.0, d], [1.0, d - 1.0])
+        assert got == pytest.approx(expected, rel=1e-9)
 
 
 def test_rnm_monotone_costs_eps_two_sided_costs_up_to_2eps(data):

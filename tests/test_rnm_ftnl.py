@@ -5,7 +5,8 @@ import pytest
 import dpolearn as dpl
 from dpolearn.accounting import PureDP
 from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
-from dpolearn.fullinfo.epoch_sim import privacy_loss_two_actions, rnm_probabilities
+from dpolearn.fullinfo.epoch_sim import privacy_loss_two_actions
+from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
 from dpolearn.fullinfo.rnm_ftnl import (
     SCALE_FACTORS,
     WU2025_TABLE2,
@@ -227,7 +228,7 @@ def neighbouring_pair():
 def test_exact_privacy_loss_strict_scale_within_epsilon(noise):
     d = np.linspace(-40, 40, 4001)
     for eps in (0.1, 0.5, 1.0, 3.0):
-        worst = privacy_loss_two_actions(d, noise=noise, beta=2.0 / eps).max()
+        worst = privacy_loss_two_actions(d, noise=noise, scale=2.0 / eps).max()
         assert worst <= eps * (1 + 1e-9)
 
 
@@ -237,7 +238,7 @@ def test_exact_privacy_loss_paper_scale_exceeds_epsilon(noise, scale):
     d = np.linspace(-40, 40, 4001)
     for eps in (0.5, 1.0, 2.0):
         beta = SCALE_FACTORS[scale][noise] / eps
-        worst = privacy_loss_two_actions(d, noise=noise, beta=beta).max()
+        worst = privacy_loss_two_actions(d, noise=noise, scale=beta).max()
         assert worst > 1.8 * eps
         assert worst <= 2 * eps * (1 + 1e-9)
 
@@ -247,10 +248,10 @@ def test_privacy_loss_table_two_actions():
     table = {("exponential", 1): (1.000, 2.000, 4.000), ("exponential", 2): (0.500, 1.000, 2.000),
              ("gumbel", 2): (0.281, 0.620, 1.434), ("laplace", 2): (0.277, 0.595, 1.307)}
     for (noise, c), expected in table.items():
-        got = [float(privacy_loss_two_actions(0.0, noise=noise, beta=c / e)) for e in (0.5, 1, 2)]
+        got = [float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1, 2)]
         np.testing.assert_allclose(got, expected, atol=6e-4)
     # Erratum reading-hu2021-rnm-scale: Lap(1/eps), eps = 1, score differences 10 vs 12: (6/7) e^2 -> 1.846.
-    assert abs(float(privacy_loss_two_actions(10.0, noise="laplace", beta=1.0)) -
+    assert abs(float(privacy_loss_two_actions(10.0, noise="laplace", scale=1.0)) -
                np.log(6 / 7 * np.e ** 2)) < 1e-12
 
 
@@ -261,7 +262,7 @@ def test_privacy_loss_closed_form_matches_quadrature(noise):
         p = rnm.selection_probabilities([0.0, -d])          # P(J = 1) = P(Q_2 - Q_1 > d)
         q = rnm.selection_probabilities([0.0, -d - 2.0])
         expect = max(abs(np.log(p[1] / q[1])), abs(np.log(p[0] / q[0])))
-        assert abs(float(privacy_loss_two_actions(d, noise=noise, beta=0.8)) - expect) < 1e-7
+        assert abs(float(privacy_loss_two_actions(d, noise=noise, scale=0.8)) - expect) < 1e-7
 
 
 @pytest.mark.parametrize("noise, scale, expect", [("exponential", "wu2025", 2.0),

@@ -114,7 +114,7 @@ def _dg_task(task):
     noise, scale = _DG_NAMES[name]
     mu = doubling_gap(K)
     eps = mu[1]                                   # epsilon = Delta_min: every gap is >= epsilon
-    return eps * exact_regret_deterministic(mu, epsilon=eps, noise=noise, scale=scale)
+    return eps * exact_regret_deterministic(mu, epsilon=eps, noise=noise, noise_factor=scale)
 
 
 def _dg(scale, seed, jobs, progress):

@@ -17,15 +17,15 @@ import numpy as np
 from scipy import stats
 
 from ..bandits import UCB1, BetaTS
-from ..bandits.kl import kl_bernoulli
 from ..envs import BernoulliBandit
+from ..lower_bounds import lai_robbins_constant
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, ReportNoisyMax
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots
 from ..simulate import simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 __all__ = ["PRIMER_MEANS", "ucb1_bound", "lai_robbins_rate", "bin_privacy_loss",
-           "rnm_max_loss", "attack_success"]
+           "attack_success"]
 
 PRIMER_MEANS = (0.9, 0.6)
 
@@ -53,19 +53,9 @@ def ucb1_bound(means, rounds) -> np.ndarray:
     return np.array([UCB1.regret_bound(gaps, int(t)) for t in np.atleast_1d(rounds)])
 
 
-def lai_robbins_rate(means) -> float:
-    r"""The Lai-Robbins constant :math:`\sum_{j:\Delta_j>0}\Delta_j/\mathrm{kl}(\mu_j,\mu^*)`.
-
-    No consistent policy has ``regret(T) / ln T`` below it as T grows (Lai and Robbins 1985);
-    it is an asymptotic rate, not a bound at any finite T.
-
-    >>> round(lai_robbins_rate([0.9, 0.6]), 4)
-    0.9639
-    """
-    means = np.asarray(means, dtype=float)
-    best = means.max()
-    sub = means[means < best]
-    return float(np.sum((best - sub) / kl_bernoulli(sub, best)))
+#: The Lai-Robbins constant of a Bernoulli instance (Lai and Robbins 1985, Theorem 2); the
+#: primer's name for :func:`dpolearn.lower_bounds.lai_robbins_constant`.
+lai_robbins_rate = lai_robbins_constant
 
 
 def ucb1_heuristic_rate(means) -> float:
@@ -234,13 +224,6 @@ _RNM_SCORES = (2.0, 1.0, 0.0)
 _RNM_GAPS = np.linspace(0.0, 8.0, 13)
 
 
-def rnm_max_loss(rnm: ReportNoisyMax, scores, neighbour) -> float:
-    r"""Exact :math:`\max_i |\ln P_s(i) - \ln P_{s'}(i)|` of report-noisy-max on two score vectors."""
-    p = rnm.selection_probabilities(scores)
-    q = rnm.selection_probabilities(neighbour)
-    return float(np.max(np.abs(np.log(p) - np.log(q))))
-
-
 def _rnm_family(task):
     noise, n, seed = task
     scores = np.asarray(_RNM_SCORES)
@@ -254,8 +237,8 @@ def _rnm_family(task):
     # epsilon = 1) as the gap d between two scores grows; arm 0 trails by d. Two-sided
     # neighbour: arm 0 up by 1 and arm 1 down by 1; monotone neighbour: arm 0 up by 1 only.
     unit = ReportNoisyMax(scale=1.0, noise=noise)
-    two_sided = [rnm_max_loss(unit, [0.0, d], [1.0, d - 1.0]) for d in _RNM_GAPS]
-    monotone = [rnm_max_loss(unit, [0.0, d], [1.0, d]) for d in _RNM_GAPS]
+    two_sided = [unit.max_privacy_loss([0.0, d], [1.0, d - 1.0]) for d in _RNM_GAPS]
+    monotone = [unit.max_privacy_loss([0.0, d], [1.0, d]) for d in _RNM_GAPS]
     return {"exact": rnm.selection_probabilities(scores), "mc": freq,
             "mc_se": np.sqrt(freq * (1 - freq) / n), "scale": rnm.scale,
             "two_sided": np.array(two_sided), "monotone": np.array(monotone)}

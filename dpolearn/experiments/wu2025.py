@@ -11,21 +11,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..accounting import PureDP
-from ..fullinfo.epoch_sim import (TwoPointLosses, exact_regret_deterministic,
-                                  privacy_loss_two_actions, simulate_epochs,
+from ..envs import TwoPointExperts
+from ..fullinfo.epoch_sim import (exact_regret_deterministic, privacy_loss_two_actions,
                                   two_action_probability)
 from ..fullinfo.rnm_ftnl import SCALE_FACTORS, NaiveFTNL, RNMFTNL
+from ..simulate import simulate
 from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 #: The variants compared everywhere: display name -> (constructor kwargs, the label whose
 #: book-wide style the variant takes, as in the comparison chapter).
 VARIANTS = {
-    "Laplace 2/ε": (dict(noise="laplace", scale="strict"), "RNM-FTNL (strict, Lap)"),
-    "Exp 2/ε": (dict(noise="exponential", scale="strict"), "RNM-FTNL (strict, Exp)"),
-    "Exp 1/ε (paper)": (dict(noise="exponential", scale="wu2025"), "RNM-FTNL (wu2025 preset, Exp)"),
-    "Gumbel 2/ε": (dict(noise="gumbel", scale="strict"), "RNM-FTNL (strict, Gumbel)"),
-    "Laplace 1/ε (Hu et al.)": (dict(noise="laplace", scale="hu2021", first_action="first"),
+    "Laplace 2/ε": (dict(noise="laplace", noise_factor="strict"), "RNM-FTNL (strict, Lap)"),
+    "Exp 2/ε": (dict(noise="exponential", noise_factor="strict"), "RNM-FTNL (strict, Exp)"),
+    "Exp 1/ε (paper)": (dict(noise="exponential", noise_factor="wu2025"), "RNM-FTNL (wu2025 preset, Exp)"),
+    "Gumbel 2/ε": (dict(noise="gumbel", noise_factor="strict"), "RNM-FTNL (strict, Gumbel)"),
+    "Laplace 1/ε (Hu et al.)": (dict(noise="laplace", noise_factor="hu2021", first_action="first"),
                                 "RNM-FTNL (hu2021 preset)"),
     "Naive FTNL (Laplace K/ε)": (None, "Naive FTNL"),
 }
@@ -45,7 +46,7 @@ def _style(name):
     kwargs, key = VARIANTS[name]
     style = style_of(key)
     style["linestyle"] = (":" if kwargs is None else
-                          "--" if kwargs.get("scale") in ("hu2021", "wu2025") else "-")
+                          "--" if kwargs.get("noise_factor") in ("hu2021", "wu2025") else "-")
     return style
 
 
@@ -115,8 +116,8 @@ def _e1_task(task):
     name, K, eps, log2T, n_runs, seed = task
     policy = make_policy(name, np.repeat(eps, n_runs))
     ck = 2 ** np.arange(1, log2T + 1, dtype=np.int64) - 1
-    res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), int(ck[-1]),
-                          n_runs * len(eps), seed=seed, checkpoints=ck)
+    res = simulate(policy, TwoPointExperts.bernoulli(two_level(K)), int(ck[-1]),
+                          n_runs * len(eps), seed=seed, checkpoints=ck, progress=False)
     return _split_sweep(res, eps)
 
 
@@ -187,15 +188,16 @@ def _e2_exact(task):
     kwargs = VARIANTS[name][0]
     mu = two_level(K, low=0.0, gap=1.0) if family == "TL" else lin_instance(K)
     # eps = 1 and gaps of order 1: eps * R(inf) is what the theorems bound by log K or log^2 K
-    return exact_regret_deterministic(mu, epsilon=1.0, noise=kwargs["noise"], scale=kwargs["scale"],
+    return exact_regret_deterministic(mu, epsilon=1.0, noise=kwargs["noise"], noise_factor=kwargs["noise_factor"],
                                       first_action=kwargs.get("first_action", "uniform"))
 
 
 def _e2_mc(task):
     name, K, n_runs, seed = task
     mu = two_level(K, low=0.25, gap=0.5)
-    res = simulate_epochs(make_policy(name, E2_EPS_MC), TwoPointLosses.bernoulli(mu), 2 ** 30 - 1,
-                          n_runs, seed=seed, checkpoints=[2 ** 30 - 1])
+    res = simulate(make_policy(name, E2_EPS_MC), TwoPointExperts.bernoulli(mu), 2 ** 30 - 1,
+                          n_runs, seed=seed, checkpoints=[2 ** 30 - 1],
+                   progress=False)
     return res
 
 
@@ -265,8 +267,9 @@ E3_SIZES = {"quick": dict(eps=tuple(np.logspace(-3, 2, 11)), K=64, n_runs=100),
 def _e3_task(task):
     name, eps, K, n_runs, seed = task
     policy = make_policy(name, np.repeat(eps, n_runs))
-    res = simulate_epochs(policy, TwoPointLosses.bernoulli(two_level(K)), 2 ** 30 - 1,
-                          n_runs * len(eps), seed=seed, checkpoints=[2 ** 30 - 1])
+    res = simulate(policy, TwoPointExperts.bernoulli(two_level(K)), 2 ** 30 - 1,
+                          n_runs * len(eps), seed=seed, checkpoints=[2 ** 30 - 1],
+                   progress=False)
     return _split_sweep(res, eps)
 
 
@@ -325,9 +328,9 @@ PRIVACY_CURVES = {
 def _privacy(scale, seed, jobs, progress):
     eps = 1.0
     d = np.linspace(-12, 10, 1101)
-    curves = {name: privacy_loss_two_actions(d, noise=noise, beta=c / eps)
+    curves = {name: privacy_loss_two_actions(d, noise=noise, scale=c / eps)
               for name, (noise, c) in PRIVACY_CURVES.items()}
-    table = {name: [float(privacy_loss_two_actions(0.0, noise=noise, beta=c / e)) for e in (0.5, 1.0, 2.0)]
+    table = {name: [float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1.0, 2.0)]
              for name, (noise, c) in PRIVACY_CURVES.items()}
     return {"epsilon": eps, "d": d, "curves": curves, "table_eps": (0.5, 1.0, 2.0), "table": table}
 
@@ -355,8 +358,8 @@ register("wu2025-privacy", title="Exact privacy loss of report-noisy-max, K = 2,
 # ---------------------------------------------------------------------------------------------
 # Section 3.1: the Bernoulli-resampling example, printed and corrected (exact)
 # ---------------------------------------------------------------------------------------------
-PRINTED_EXAMPLE = TwoPointLosses(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
-CORRECTED_EXAMPLE = TwoPointLosses(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
+PRINTED_EXAMPLE = TwoPointExperts(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
+CORRECTED_EXAMPLE = TwoPointExperts(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
 
 
 def _resampling(scale, seed, jobs, progress):

@@ -14,10 +14,8 @@ probabilities of report-noisy-max, computed here for each noise family.
 """
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
-from scipy import special
+from scipy import stats
 
 from .._validation import (
     as_rng,
@@ -28,19 +26,21 @@ from .._validation import (
     check_positive_int,
 )
 from ..envs import TwoPointExperts
-from ..mechanisms.noisy_max import NOISE_FAMILIES
-from .rnm_ftnl import RNMFTNL, SCALE_FACTORS, n_epochs
+from ..mechanisms.noisy_max import (
+    NOISE_FAMILIES,
+    noise_difference_log_sf,
+    noise_difference_sf,
+    selection_probabilities,
+)
+from ..simulate import simulate
+from .rnm_ftnl import RNMFTNL, n_epochs, run_epochs
 
 __all__ = [
     "TwoPointLosses",
     "epoch_loss_sums",
     "exact_regret_deterministic",
-    "noise_difference_sf",
     "privacy_loss_two_actions",
-    "rnm_probabilities",
-    "run_epochs",
     "simulate_epochs",
-    "simulate_policy_epochs",
     "two_action_probability",
 ]
 
@@ -73,53 +73,6 @@ def epoch_loss_sums(instance: TwoPointExperts, n: int, resample: bool, n_runs: i
 # ---------------------------------------------------------------------------------------------
 # Epoch-level simulator
 # ---------------------------------------------------------------------------------------------
-def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
-    """RNM-FTNL epoch by epoch: epoch r plays J_{r-1} for its ``n_r = 2^(r-1)`` rounds
-    (truncated at the horizon), then J_r is report-noisy-max on the epoch's loss sums G_r.
-
-    ``policy`` is already reset (``J_`` = J_0) and ``env`` offers ``loss_block_sums`` (with
-    ``resampled`` set to the policy's resampling flag). Returns ``(regret, pulls)`` with the
-    pseudo-regret at the checkpoints ``ck``.
-    """
-    if not isinstance(policy, RNMFTNL):
-        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
-    if not getattr(env, "has_block_sums", False):
-        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-    horizon = policy.check_horizon(horizon)
-    n_runs = check_positive_int("n_runs", n_runs)
-    gaps = env.gaps_for(n_runs)
-    rows = np.arange(n_runs)
-    regret = np.empty((n_runs, len(ck)))
-    pulls = np.zeros((n_runs, gaps.shape[1]), dtype=np.int64)
-    running = np.zeros(n_runs)
-    for r in range(1, n_epochs(horizon) + 1):
-        first, last = 2 ** (r - 1), min(2 ** r - 1, horizon)
-        gap = gaps[rows, policy.J_]                          # epoch r plays J_{r-1}
-        inside = (ck >= first) & (ck <= last)
-        if inside.any():
-            regret[:, inside] = running[:, None] + np.outer(gap, ck[inside] - first + 1)
-        n_eff = last - first + 1
-        running += n_eff * gap
-        pulls[rows, policy.J_] += n_eff
-        if last < horizon:                                   # J_r is needed: draw G_r
-            sums = env.loss_block_sums(2 ** (r - 1), resampled=bool(policy.resample))
-            policy.J_ = policy.noisy_leader(sums)
-    return regret, pulls
-
-
-def simulate_policy_epochs(policy: RNMFTNL, env, horizon, ck, n_runs):
-    """The ``simulate_fast`` hook of :class:`~dpolearn.fullinfo.RNMFTNL`: :func:`run_epochs`.
-
-    :func:`dpolearn.simulate` calls it (after ``reset``) only on environments with exact block
-    draws (``env.has_block_sums``). The environment draws the loss sums and the policy's
-    generator the noise.
-    """
-    horizon = policy.check_horizon(horizon)
-    if not getattr(env, "has_block_sums", False):
-        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-    return run_epochs(policy, env, horizon, np.asarray(ck), n_runs)
-
-
 def simulate_epochs(policy: RNMFTNL, instance: TwoPointExperts, horizon: int, n_runs: int = 1,
                     seed=0, *, checkpoints="log"):
     """Epoch-level simulation of an RNM-FTNL policy on a two-point (or Bernoulli) instance.
@@ -145,8 +98,6 @@ def simulate_epochs(policy: RNMFTNL, instance: TwoPointExperts, horizon: int, n_
     Result
         As :func:`dpolearn.simulate` would return for the round-by-round policy.
     """
-    from ..simulate import simulate
-
     if not isinstance(policy, RNMFTNL):
         raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
     if not isinstance(instance, TwoPointExperts):
@@ -156,87 +107,9 @@ def simulate_epochs(policy: RNMFTNL, instance: TwoPointExperts, horizon: int, n_
 
 
 # ---------------------------------------------------------------------------------------------
-# Exact selection probabilities of report-noisy-max
-# ---------------------------------------------------------------------------------------------
-def _gauss_legendre_pieces(edges, nodes_per_piece):
-    x, w = np.polynomial.legendre.leggauss(nodes_per_piece)
-    a, b = np.asarray(edges[:-1]), np.asarray(edges[1:])
-    half = (b - a)[:, None] / 2
-    return ((a + b)[:, None] / 2 + half * x).ravel(), (half * w).ravel()
-
-
-def _laplace_logcdf(z):
-    return np.where(z < 0, np.log(0.5) + np.minimum(z, 0), np.log1p(-0.5 * np.exp(-np.abs(z))))
-
-
-def rnm_probabilities(scores, noise: str = "laplace", beta: float = 1.0) -> np.ndarray:
-    r"""Exact P[argmax_j (u_j + Q_j) = i] for i.i.d. noise Q(beta), shape (K,).
-
-    * Gumbel: softmax(u / beta) (the exponential mechanism).
-    * Exponential: with p_i = exp((u_i - max u) / beta),
-      :math:`P(j) = p_j \int_0^1 \prod_{i \ne j} (1 - p_i t)\,dt` (permute-and-flip), by
-      Gauss-Legendre on geometric sub-intervals of [0, 1].
-    * Laplace: :math:`P(j) = \int q(x - u_j) \prod_{i\ne j} F(x - u_i)\,dx` by composite
-      Gauss-Legendre between the kinks, in log space.
-
-    Equal scores are grouped, so instances with few distinct scores and huge K are cheap;
-    actions more than 90 beta below the best are given probability 0 (< e^-90). ``beta = 0``
-    is the noiseless argmax (lowest index among ties).
-    """
-    u = np.asarray(scores, dtype=float)
-    if u.ndim != 1 or u.size < 2:
-        raise ValueError(f"scores must be a 1-D array with K >= 2 entries, got shape {u.shape}")
-    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
-    if beta == 0:
-        out = np.zeros(u.size)
-        out[np.argmax(u)] = 1.0
-        return out
-    vals, inv, counts = np.unique(u, return_inverse=True, return_counts=True)
-    x = (vals - vals.max()) / float(beta)                    # standardised, max = 0
-    if noise == "gumbel":
-        return np.exp(x[inv] - special.logsumexp(x, b=counts))
-    keep = x > -90.0
-    xk, ck = x[keep], counts[keep]
-    per_member = np.zeros(vals.size)
-    if noise == "exponential":
-        edges = np.concatenate([[0.0], 2.0 ** np.arange(-60, 1)])
-        t, w = _gauss_legendre_pieces(edges, 24)
-        p = np.exp(xk)
-        idx = np.flatnonzero(keep)
-        total = np.zeros(t.size)                             # log prod_i (1 - p_i t)^{c_i}
-        for s in range(0, xk.size, 512):
-            total += np.log1p(-np.outer(t, p[s:s + 512])) @ ck[s:s + 512]
-        for s in range(0, xk.size, 512):
-            own = np.log1p(-np.outer(t, p[s:s + 512]))      # leave one member out
-            per_member[idx[s:s + 512]] = p[s:s + 512] * (w @ np.exp(total[:, None] - own))
-    else:                                                    # Laplace
-        kinks = np.unique(np.clip(xk, -45.0, 45.0))
-        coarse = np.unique(np.concatenate([[-45.0, 45.0], kinks]))
-        fine = [np.linspace(a, b, max(2, int(np.ceil((b - a) / 0.5)) + 1))
-                for a, b in itertools.pairwise(coarse)]
-        edges = np.unique(np.concatenate(fine))
-        y, w = _gauss_legendre_pieces(edges, 8)
-        total = np.zeros(y.size)
-        for s in range(0, xk.size, 512):
-            total += _laplace_logcdf(y[:, None] - xk[None, s:s + 512]) @ ck[s:s + 512]
-        for s in range(0, xk.size, 512):
-            z = y[:, None] - xk[None, s:s + 512]
-            log_integrand = np.log(0.5) - np.abs(z) - _laplace_logcdf(z) + total[:, None]
-            per_member[np.flatnonzero(keep)[s:s + 512]] = w @ np.exp(log_integrand)
-    probs = per_member[inv]
-    return probs / probs.sum()
-
-
-# ---------------------------------------------------------------------------------------------
 # Exact expected regret in the deterministic setting (Wu and Wang 2025, Sec. 4)
 # ---------------------------------------------------------------------------------------------
-def _scale_factor(scale, noise):
-    if isinstance(scale, str):
-        return SCALE_FACTORS[check_choice("scale", scale, tuple(SCALE_FACTORS))][noise]
-    return float(scale)
-
-
-def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale="strict",
+def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", noise_factor="strict",
                                horizon=None, first_action: str = "uniform",
                                tol: float = 1e-12, max_epochs: int = 400):
     r"""Exact expected pseudo-regret of RNM-FTNL (B = 0) when every loss vector equals ``means``.
@@ -254,7 +127,7 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale=
     epsilon : float
         Privacy parameter (> 0, may be inf).
     noise : {"laplace", "exponential", "gumbel"}
-    scale : {"strict", "wu2025", "hu2021"} or float
+    noise_factor : {"strict", "wu2025", "hu2021"} or float
         As in :class:`~dpolearn.fullinfo.RNMFTNL`.
     horizon : int or array of ints, optional
         If omitted, the limit R(infinity) (the series is summed until its terms fall below
@@ -281,12 +154,12 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale=
     epsilon = float(check_epsilon(epsilon, allow_inf=True))
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
     first_action = check_choice("first_action", first_action, ("uniform", "first"))
-    beta = _scale_factor(scale, noise) / epsilon
+    beta = RNMFTNL(epsilon=1.0, noise=noise, noise_factor=noise_factor).noise_factor_value / epsilon
     delta = mu - mu.min()
     e0 = delta.mean() if first_action == "uniform" else delta[0]
 
     def expected_gap(m):                                   # E[Delta_{J_m}], m >= 1
-        return float(delta @ rnm_probabilities(-(2.0 ** (m - 1)) * delta, noise, beta))
+        return float(delta @ selection_probabilities(-(2.0 ** (m - 1)) * delta, noise, beta))
 
     if horizon is None:
         total, prev = e0, np.inf
@@ -318,30 +191,6 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", scale=
 # ---------------------------------------------------------------------------------------------
 # Two actions: closed forms (resampling example, privacy losses)
 # ---------------------------------------------------------------------------------------------
-def _log_sf_diff(x, noise, beta):
-    """log P(Q_2 - Q_1 > x) for i.i.d. Q(beta), x an array."""
-    z = np.asarray(x, dtype=float) / beta
-    a = np.abs(z)
-    if noise == "gumbel":                                 # logistic difference
-        return -np.logaddexp(0.0, z)
-    if noise == "exponential":                            # difference is Laplace(beta)
-        upper = np.log(0.5) - a                           # z >= 0
-    else:                                                 # difference of two Laplace(beta)
-        upper = np.log(0.5) + np.log1p(a / 2) - a
-    return np.where(z >= 0, upper, np.log1p(-np.exp(upper)))
-
-
-def noise_difference_sf(x, noise: str = "laplace", beta: float = 1.0):
-    """P(Q_2 - Q_1 > x) for i.i.d. noise Q(beta): closed forms for the three families.
-
-    Laplace: ``(1/2)(1 + |x|/(2 beta)) e^{-|x|/beta}`` for x >= 0;
-    exponential: ``(1/2) e^{-x/beta}``;
-    Gumbel: ``1 / (1 + e^{x/beta})``; reflected ``(1 - P(.. > -x))`` for x < 0.
-    """
-    noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
-    return np.exp(_log_sf_diff(x, noise, beta))
-
-
 def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
                            noise: str = "laplace", beta: float = 1.0) -> float:
     r"""Exact P[J_r = 1] (the second action) after an epoch of n rounds, K = 2.
@@ -362,7 +211,7 @@ def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
         else:
             p, lo, hi = instance.p_high[j], instance.low[j], instance.high[j]
         sums.append(n * lo + (hi - lo) * k)
-        weights.append(np.exp(_binom_logpmf(k, n, p)))
+        weights.append(np.exp(stats.binom.logpmf(k, n, p)))
     d = sums[1][None, :] - sums[0][:, None]                 # G_2 - G_1
     wgt = np.outer(weights[0], weights[1])
     if beta == 0:
@@ -372,13 +221,8 @@ def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
     return float((wgt * cond).sum())
 
 
-def _binom_logpmf(k, n, p):
-    from scipy import stats
-
-    return stats.binom.logpmf(k, n, p)
-
-
-def privacy_loss_two_actions(d, *, noise: str = "laplace", beta: float = 1.0, shift: float = 2.0):
+def privacy_loss_two_actions(d, *, noise: str = "laplace", scale: float = 1.0,
+                             shift: float = 2.0) -> np.ndarray:
     r"""Exact privacy loss of report-noisy-max with K = 2 between scores differing by ``shift``.
 
     Under replace-one-vector neighbours the two epoch sums move by at most 1 each, in any
@@ -387,8 +231,9 @@ def privacy_loss_two_actions(d, *, noise: str = "laplace", beta: float = 1.0, sh
     """
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
     d = np.asarray(d, dtype=float)
-    ls, ls2 = _log_sf_diff(d, noise, beta), _log_sf_diff(d + shift, noise, beta)
+    ls = noise_difference_log_sf(d, noise, scale)
+    ls2 = noise_difference_log_sf(d + shift, noise, scale)
     # log P(J = 0 | d) = log P(Q_2 - Q_1 < d) = log sf(-d) by symmetry of Q_2 - Q_1
-    lc = _log_sf_diff(-d, noise, beta)
-    lc2 = _log_sf_diff(-(d + shift), noise, beta)
+    lc = noise_difference_log_sf(-d, noise, scale)
+    lc2 = noise_difference_log_sf(-(d + shift), noise, scale)
     return np.maximum(np.abs(ls - ls2), np.abs(lc - lc2))

@@ -18,6 +18,7 @@ from .._validation import (
     check_choice,
     check_epsilon,
     check_positive,
+    check_positive_int,
     floor_log2,
 )
 from ..accounting import PureDP, compose
@@ -25,6 +26,7 @@ from ..mechanisms.noisy_max import NOISE_FAMILIES, ReportNoisyMax
 from ..policy import Policy
 
 __all__ = ["RNMFTNL", "NaiveFTNL", "SCALE_FACTORS", "WU2025_TABLE2", "epoch_of", "epoch_bounds",
+           "run_epochs",
            "n_epochs"]
 
 #: Noise scale beta = c / epsilon: the factor c of each named scale and noise family.
@@ -256,10 +258,10 @@ class RNMFTNL(Policy):
         return np.argmax(noisy, axis=1)                         # ties: lowest index
 
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Epoch-level simulation, exact in distribution (:mod:`dpolearn.fullinfo.epoch_sim`)."""
-        from .epoch_sim import simulate_policy_epochs
-
-        return simulate_policy_epochs(self, env, horizon, checkpoints, n_runs)
+        """Epoch-level simulation, exact in distribution (:func:`run_epochs`)."""
+        if not getattr(env, "has_block_sums", False):
+            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
+        return run_epochs(self, env, horizon, np.asarray(checkpoints), n_runs)
 
 
 class NaiveFTNL(RNMFTNL):
@@ -316,3 +318,37 @@ class NaiveFTNL(RNMFTNL):
         if self.noise_multiplier != 1.0:
             out["noise_multiplier"] = self.noise_multiplier
         return out
+
+
+def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
+    """RNM-FTNL epoch by epoch: epoch r plays J_{r-1} for its ``n_r = 2^(r-1)`` rounds
+    (truncated at the horizon), then J_r is report-noisy-max on the epoch's loss sums G_r.
+
+    ``policy`` is already reset (``J_`` = J_0) and ``env`` offers ``loss_block_sums`` (with
+    ``resampled`` set to the policy's resampling flag). Returns ``(regret, pulls)`` with the
+    pseudo-regret at the checkpoints ``ck``.
+    """
+    if not isinstance(policy, RNMFTNL):
+        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
+    if not getattr(env, "has_block_sums", False):
+        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
+    horizon = policy.check_horizon(horizon)
+    n_runs = check_positive_int("n_runs", n_runs)
+    gaps = env.gaps_for(n_runs)
+    rows = np.arange(n_runs)
+    regret = np.empty((n_runs, len(ck)))
+    pulls = np.zeros((n_runs, gaps.shape[1]), dtype=np.int64)
+    running = np.zeros(n_runs)
+    for r in range(1, n_epochs(horizon) + 1):
+        first, last = 2 ** (r - 1), min(2 ** r - 1, horizon)
+        gap = gaps[rows, policy.J_]                          # epoch r plays J_{r-1}
+        inside = (ck >= first) & (ck <= last)
+        if inside.any():
+            regret[:, inside] = running[:, None] + np.outer(gap, ck[inside] - first + 1)
+        n_eff = last - first + 1
+        running += n_eff * gap
+        pulls[rows, policy.J_] += n_eff
+        if last < horizon:                                   # J_r is needed: draw G_r
+            sums = env.loss_block_sums(2 ** (r - 1), resampled=bool(policy.resample))
+            policy.J_ = policy.noisy_leader(sums)
+    return regret, pulls
