@@ -265,7 +265,7 @@ def test_launch_buttons_point_at_existing_notebooks(quick_book):
 
 
 def test_notebook_downloads_start_with_the_install_cell(quick_book):
-    url, branch = dpolearn_book.repository_settings()
+    url, _ = dpolearn_book.repository_settings()
     for md in notebook_chapters():
         doc = md.relative_to(ROOT).with_suffix("").as_posix()
         soup = _soup(quick_book.html / f"{doc}.html")
@@ -276,7 +276,8 @@ def test_notebook_downloads_start_with_the_install_cell(quick_book):
         nb = nbformat.read(target, as_version=4)
         first = nb.cells[0]
         assert first.cell_type == "code" and dpolearn_book.INSTALL_TAG in first.metadata["tags"]
-        assert first.source == dpolearn_book.install_source(url, branch)
+        # pinned to the tagged release of the package version (v<version>), not a branch
+        assert first.source == dpolearn_book.install_source(url)
         assert any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"
 
 
