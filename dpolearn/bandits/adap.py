@@ -11,6 +11,7 @@ import numpy as np
 
 from .._validation import as_row_param, check_epsilon, check_positive
 from ..accounting import PureDP
+from ..mechanisms.laplace import laplace_block_release
 from ..policy import Policy
 from .kl import klucb_upper
 
@@ -77,8 +78,8 @@ class _AdaP(Policy):
 
     def _close(self, rows, arms, sums, lengths):
         """Episode end: private mean from this episode only, one Laplace draw each."""
-        noise = self._rng.laplace(0.0, 1.0 / self._eps[rows, 0])
-        self.mu_tilde_[rows, arms] = (sums + noise) / lengths
+        released = laplace_block_release(sums, 1.0 / self._eps[rows, 0], self._rng)
+        self.mu_tilde_[rows, arms] = released / lengths
         self.n_last_[rows, arms] = lengths
 
     # ---- round by round --------------------------------------------------------------------

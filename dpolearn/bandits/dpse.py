@@ -17,6 +17,7 @@ from .._validation import (
     check_probability,
 )
 from ..accounting import PureDP
+from ..mechanisms.laplace import laplace_block_release
 from ..policy import Policy
 
 __all__ = ["DPSE", "dpse_epoch_length"]
@@ -139,9 +140,8 @@ class DPSE(Policy):
         e, s, R = self.epoch_[rows], self.n_active_[rows], self.epoch_length_[rows]
         act = self.active_[rows]
         scale = np.broadcast_to(self._noise_scale(rows, R)[:, None], act.shape)
-        noise = np.zeros(act.shape)
-        noise[act] = self._rng.laplace(0.0, scale[act])      # one Lap(1/(eps R_e)) per arm in S
-        mu_tilde = np.where(act, sums / R[:, None] + noise, -np.inf)
+        mu_tilde = np.full(act.shape, -np.inf)                # one Lap(1/(eps R_e)) per arm in S
+        mu_tilde[act] = laplace_block_release((sums / R[:, None])[act], scale[act], self._rng)
         h = np.sqrt(np.log(8.0 * s * e ** 2 / self.beta) / (2.0 * R))
         c = np.log(4.0 * s * e ** 2 / self.beta) / (self._eps[rows] * R)
         keep = mu_tilde.max(axis=1, keepdims=True) - mu_tilde <= 2.0 * (h + c)[:, None]
