@@ -61,7 +61,7 @@ MODULE_TESTS = {
     "dpts.py": ["tests/test_dpts.py"],
     "dpse.py": ["tests/test_dpse.py"],
     "adap.py": ["tests/test_adap.py"],
-    "rnm_ftnl.py": ["tests/test_rnm_ftnl.py"],
+    "rnm_ftnl.py": ["tests/test_rnm_ftnl.py", "tests/test_epoch_sim.py"],
     "epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
     "dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
 }
