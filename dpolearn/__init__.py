@@ -16,9 +16,9 @@ from .fullinfo import FTL, Hedge
 from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, make_checkpoints, simulate
 from . import testing
+from ._version import __version__
 from .leaderboard import Leaderboard, evaluate
 
-__version__ = "0.2.0"   # the same as pyproject.toml (tests/test_packaging.py checks it)
 
 __all__ = [
     "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",

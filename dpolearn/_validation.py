@@ -66,13 +66,6 @@ def show(value: Any) -> str:
     return repr(value)
 
 
-# kept under its former name until every importer has switched to ``as_float_array``
-_as_float_array = as_float_array
-
-
-_show = show
-
-
 def _scalar_or_array(arr: np.ndarray):
     return float(arr) if arr.ndim == 0 else arr
 
@@ -86,7 +79,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False):
     if np.any(bad):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         limit = "> 0" if allow_inf else "finite and > 0"
-        raise ValueError(f"{name} must be {limit}, got {_show(shown)}")
+        raise ValueError(f"{name} must be {limit}, got {show(shown)}")
     return _scalar_or_array(arr)
 
 
@@ -111,7 +104,7 @@ def check_probability(name: str, value: Any, *, open_low: bool = False, open_hig
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         lo = "(0" if open_low else "[0"
         hi = "1)" if open_high else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {_show(shown)}")
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {show(shown)}")
     return _scalar_or_array(arr)
 
 
@@ -126,11 +119,11 @@ def check_positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int 
     The default ``maximum`` (2**62) keeps every later int64 computation on the value exact.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {_show(value)}")
+        raise TypeError(f"{name} must be an integer, got {show(value)}")
     if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {_show(value)}")
+        raise ValueError(f"{name} must be >= {minimum}, got {show(value)}")
     if value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {_show(value)}")
+        raise ValueError(f"{name} must be <= {maximum}, got {show(value)}")
     return int(value)
 
 
@@ -141,7 +134,7 @@ def check_bool(name: str, value: Any) -> bool:
     False
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_show(value)}")
+        raise TypeError(f"{name} must be True or False, got {show(value)}")
     return bool(value)
 
 
@@ -155,7 +148,7 @@ def check_int_array(name: str, value: Any, *, minimum: int = 1,
     [1, 2]
     """
     if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
-        raise TypeError(f"{name} must be an integer or an array of integers, got {_show(value)}")
+        raise TypeError(f"{name} must be an integer or an array of integers, got {show(value)}")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
@@ -166,10 +159,10 @@ def check_int_array(name: str, value: Any, *, minimum: int = 1,
     if raw.dtype.kind == "f":
         bad = ~np.isfinite(raw) | (raw != np.round(raw))
         if np.any(bad):
-            raise ValueError(f"{name} must hold whole numbers, got {_show(raw[bad].ravel()[0])}")
+            raise ValueError(f"{name} must hold whole numbers, got {show(raw[bad].ravel()[0])}")
     if raw.size and (np.any(raw < minimum) or np.any(raw > maximum)):
         shown = raw[(raw < minimum) | (raw > maximum)].ravel()[0]
-        raise ValueError(f"{name} must lie in [{minimum}, {maximum}], got {_show(shown)}")
+        raise ValueError(f"{name} must lie in [{minimum}, {maximum}], got {show(shown)}")
     return raw.astype(np.int64)
 
 
@@ -184,10 +177,10 @@ def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: floa
     if arr.ndim == 2 and arr.shape[0] < 1:
         raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
     if np.any(~np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {_show(arr[~np.isfinite(arr)].ravel()[0])}")
+        raise ValueError(f"{name} must be finite, got {show(arr[~np.isfinite(arr)].ravel()[0])}")
     if bounded and np.any((arr < low) | (arr > high)):
         shown = arr[(arr < low) | (arr > high)].ravel()[0]
-        raise ValueError(f"{name} must lie in [{low}, {high}], got {_show(shown)}")
+        raise ValueError(f"{name} must lie in [{low}, {high}], got {show(shown)}")
     return arr
 
 
@@ -199,7 +192,7 @@ def check_table(name: str, value: Any) -> np.ndarray:
                          f"got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if np.any(bad):
-        raise ValueError(f"{name} must lie in [0, 1], got {_show(arr[bad].ravel()[0])}")
+        raise ValueError(f"{name} must lie in [0, 1], got {show(arr[bad].ravel()[0])}")
     return arr
 
 
@@ -238,7 +231,7 @@ def as_seed_sequence(seed: Any, *, name: str = "seed") -> np.random.SeedSequence
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key,
                                       pool_size=seed.pool_size)
-    rule = f"{name} must be a non-negative int or a numpy SeedSequence, got {_show(seed)}"
+    rule = f"{name} must be a non-negative int or a numpy SeedSequence, got {show(seed)}"
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(rule)
     if seed < 0:

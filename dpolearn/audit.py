@@ -53,6 +53,7 @@ from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
 from .mechanisms.counters import tree_scale_factor
 from .mechanisms.noisy_max import noise_difference_sf
 from .policy import Policy
+from .simulate import simulate
 
 __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
@@ -212,8 +213,6 @@ def sample_actions(policy: Policy, table, n_trials: int, seed=0) -> np.ndarray:
     integer array of shape (n_trials, T). Block shortcuts (``simulate_fast``) are bypassed, so
     the round-by-round algorithm is what is audited.
     """
-    from .simulate import simulate
-
     table = np.asarray(table, dtype=float)
     env = ReplayBandit(table) if policy.feedback == "bandit" else FixedSequence(table)
     rec = _Recorder(policy, table.shape[0])
@@ -557,8 +556,6 @@ def whitebox_gdp(policy: Policy, env, horizon: int, *, n_runs: int = 4, seed=0,
     the proof bounds for every posterior (the n = 1 worst case), so the check is sharp even
     when no n = 1 posterior uses its whole budget in a short run.
     """
-    from .simulate import simulate
-
     check_bool("normalised", normalised)
     if not getattr(policy, "track_privacy", False):
         raise ValueError(f"policy must be built with track_privacy=True, got {policy!r}")

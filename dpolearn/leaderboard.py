@@ -42,6 +42,8 @@ from .experiments.compare import (BANDIT_ALGORITHMS, EPSILONS, INSTANCES, LEADER
                                   SIZES, arm_permuted, epsilon_grid, make_bandit_policy,
                                   privacy_level)
 from .experiments.registry import SUMMARY_COLUMNS, derive_seed, regret_rows
+from .experiments.registry import scale as resolve_scale
+from .plotting import color_of, subplots
 from .policy import Policy
 from .simulate import Result, make_checkpoints, simulate
 from .testing import as_factory
@@ -257,8 +259,6 @@ class Leaderboard:
     def figure(self):
         """Final regret against epsilon, one panel per instance (named above it); the evaluated
         policy is the thick black line with star markers. Error bars are 1.96 standard errors."""
-        from .plotting import color_of, subplots
-
         names = list(self.instances)
         ncols = 1 if len(names) == 1 else 2
         nrows = math.ceil(len(names) / ncols)
@@ -374,8 +374,6 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
     -------
     Leaderboard
     """
-    from .experiments.registry import scale as resolve_scale
-
     make = as_factory(factory)
     unknown = [a for a in algorithms if a not in BANDIT_ALGORITHMS]
     if isinstance(algorithms, str) or unknown:

@@ -50,6 +50,8 @@ from ._validation import (
     check_positive_int,
 )
 from .bandits.kl import kl_bernoulli
+from .envs import BernoulliExperts
+from .simulate import simulate
 
 __all__ = [
     "hu2021_hard_instances", "product_bernoulli_pmf", "tv_distance_matrix", "kl_matrix",
@@ -440,9 +442,6 @@ def batch_to_online(policy, instances: Any, n_samples: int, n_runs: int, seed: A
     -------
     BatchToOnline
     """
-    from .envs import BernoulliExperts
-    from .simulate import simulate
-
     arr = _check_instances(instances)
     m = check_positive_int("n_samples", n_samples)
     n_runs = check_positive_int("n_runs", n_runs)

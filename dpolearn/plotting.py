@@ -23,6 +23,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .simulate import Result
+
 __all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
            "shared_legend", "export", "plotted_rows", "display_scale", "LABEL_ORDER",
            "COLUMN_WIDTH_PX", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "CSS_PX_PER_INCH",
@@ -273,8 +275,6 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
     -------
     matplotlib Axes
     """
-    from .simulate import Result
-
     if isinstance(results, Result):
         results = [results]
     if band not in ("ci", "se", "quantile", None):

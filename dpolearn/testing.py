@@ -68,7 +68,10 @@ import numpy as np
 
 from ._validation import check_positive, check_positive_int
 from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
+from .audit import sample_actions
+from .envs import BernoulliBandit, BernoulliExperts
 from .policy import Policy
+from .simulate import simulate
 
 __all__ = ["check_policy", "PolicyCheckReport", "PolicyContractError", "as_factory",
            "CHECKS"]
@@ -161,8 +164,6 @@ def as_factory(policy_or_factory: Any) -> Callable[[Any, int], Policy]:
 
 # ------------------------------------------------------------------ helpers
 def _test_env(feedback: str, n_arms: int):
-    from .envs import BernoulliBandit, BernoulliExperts
-
     means = np.linspace(0.7, 0.3, n_arms)
     if feedback == "full":
         return BernoulliExperts(1.0 - means, kind="loss")
@@ -212,15 +213,11 @@ class _Checker:
         return self.factory(self.epsilon, self.horizon)
 
     def simulate(self, n_runs, seed, policy=None):
-        from .simulate import simulate
-
         policy = self.fresh() if policy is None else policy
         return simulate(policy, _test_env(policy.feedback, self.n_arms), self.horizon, n_runs,
                         seed=seed, progress=False)
 
     def actions(self, n_runs, seed):
-        from .audit import sample_actions
-
         table = _replay_table(self.horizon, self.n_arms)
         return sample_actions(self.fresh(), table, n_runs, seed=seed)
 

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 import scipy
 
-__all__ = ["SCHEMA", "CacheWarning", "encode", "entry_key", "entry_path", "load", "store"]
+__all__ = ["SCHEMA", "CacheWarning", "encode", "entry_key", "entry_path", "load", "source_hash",
+           "store"]
 
 MAGIC = b"dpolearn-cache\n"
 SCHEMA = 2
@@ -134,3 +135,13 @@ def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def source_hash() -> str:
+    """Hash of every .py file of the dpolearn package (so code changes invalidate caches)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]

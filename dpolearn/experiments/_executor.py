@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from .._version import __version__
+from ._cache import source_hash
+
 __all__ = ["DASK_EXTRA_HINT", "EXECUTORS", "executor", "map_tasks", "set_executor"]
 
 EXECUTORS = ("local", "dask")
@@ -26,9 +29,6 @@ _current: dict = {"name": "local", "scheduler": None, "client": None, "owned": F
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> tuple:
     """``(version, source hash)`` of the dpolearn this process imports (computed once)."""
-    from .. import __version__
-    from .registry import source_hash
-
     return __version__, source_hash()
 
 

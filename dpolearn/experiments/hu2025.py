@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bandits import DPSE, AnytimeLazyUCB, LazyDPTS
 from ..bandits.dp_ts_ucb import (DPTSUCB, MTSGaussian, dp_ts_ucb_gdp, match_c,
                                  mts_gaussian_gdp, sampling_budget)
 from ..envs import BernoulliBandit
@@ -74,8 +75,6 @@ def _task(task):
         policy = MTSGaussian(b=np.repeat(b, n_runs), c=np.repeat(c, n_runs), horizon=T)
         groups = [dict(b=int(bi), c=float(ci)) for bi, ci in zip(b, c)]
     else:                                                # an (eps, 0)-DP baseline
-        from ..bandits import DPSE, AnytimeLazyUCB, LazyDPTS
-
         policy = {"Anytime-Lazy-UCB": lambda: AnytimeLazyUCB(epsilon=EPS_BASELINES),
                   "Lazy-DP-TS": lambda: LazyDPTS(epsilon=EPS_BASELINES),
                   "DP-SE": lambda: DPSE(epsilon=EPS_BASELINES, horizon=T)}[kind]()

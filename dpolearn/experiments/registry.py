@@ -33,8 +33,10 @@ import contextlib
 import contextvars
 import csv
 import hashlib
+import importlib
 import numbers
 import os
+import pkgutil
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -46,7 +48,8 @@ import numpy as np
 
 from .._validation import check_choice, check_positive_int
 from . import _cache
-from ._cache import CacheWarning
+from ..simulate import Result
+from ._cache import CacheWarning, source_hash
 from ._executor import EXECUTORS, executor, map_tasks, set_executor
 
 __all__ = [
@@ -133,14 +136,10 @@ def register(id: str, *, title: str, plot=None, summary=None, chapter: str = "")
 
 
 def _load_all() -> None:
-    import importlib
-    import pkgutil
-
-    from .. import experiments as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
+    """Import every experiment module of this package (each registers its experiments)."""
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if not mod.name.startswith("_") and mod.name != "registry":
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+            importlib.import_module(f"{__package__}.{mod.name}")
 
 
 def ids() -> list[str]:
@@ -267,16 +266,6 @@ def parallel_map(fn: Callable, tasks: Iterable, jobs: int = 1) -> list:
     return map_tasks(fn, list(tasks), jobs)
 
 
-def source_hash() -> str:
-    """Hash of every .py file of the dpolearn package (so code changes invalidate caches)."""
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def cache_dir() -> Path:
     """Where experiment data are cached.
 
@@ -401,8 +390,6 @@ def check_out_dir(out_dir: Any) -> Path:
 
 def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> list[dict[str, Any]]:
     """summary.csv rows (one per Result) in the fixed column order of :data:`SUMMARY_COLUMNS`."""
-    from ..simulate import Result
-
     results = list(results)
     for res in results:
         if not isinstance(res, Result):
