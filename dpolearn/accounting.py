@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Union
 
 import numpy as np
+from scipy.special import log_ndtr
 
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
 # dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
@@ -145,10 +146,29 @@ class GaussianDP:
 
 @dataclass(frozen=True)
 class NotPrivate:
-    """No privacy guarantee (non-private baselines)."""
+    """No privacy guarantee.
+
+    Parameters
+    ----------
+    reason : str, optional
+        Why no guarantee holds when that is not obvious: ``None`` for a non-private baseline;
+        a sentence for a private policy run where the assumption behind its guarantee fails
+        (e.g. rewards outside [0, 1], see :func:`dpolearn.simulate`).
+
+    >>> NotPrivate()
+    NotPrivate()
+    >>> NotPrivate(reason="rewards outside [0, 1]")
+    NotPrivate(reason='rewards outside [0, 1]')
+    """
+
+    reason: str | None = None
+
+    def __post_init__(self):
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise TypeError(f"reason must be a str or None, got {self.reason!r}")
 
     def __repr__(self) -> str:
-        return "NotPrivate()"
+        return "NotPrivate()" if self.reason is None else f"NotPrivate(reason={self.reason!r})"
 
 
 Guarantee = Union[PureDP, ApproxDP, GaussianDP, NotPrivate]
@@ -253,6 +273,51 @@ def gdp_to_approx(mu: float, delta: float) -> ApproxDP:
     return ApproxDP(epsilon=gdp_epsilon(delta, mu), delta=delta)
 
 
+def gdp_equivalent_epsilon(mu) -> float | np.ndarray:
+    r"""The epsilon whose eps-DP algorithms are exactly mu-GDP: the inverse of
+    :func:`~dpolearn.gdp.pure_dp_to_gdp`, :math:`\varepsilon = \ln\Phi(\mu/2) - \ln\Phi(-\mu/2)`.
+
+    Examples
+    --------
+    >>> round(float(gdp_equivalent_epsilon(pure_dp_to_gdp(0.5))), 12)
+    0.5
+    """
+    mu = np.asarray(mu, dtype=float)
+    if np.any(~(mu > 0)):
+        raise ValueError(f"mu must be > 0, got {mu!r}")
+    out = log_ndtr(mu / 2) - log_ndtr(-mu / 2)
+    return float(out) if out.ndim == 0 else out
+
+
+def privacy_level(guarantee: Guarantee, epsilon: float | None = None) -> dict:
+    """A guarantee record placed on one common scale (the comparison chapter's privacy axis).
+
+    Returns ``kind``, ``text`` (short description for tables), ``epsilon`` (the epsilon of the
+    comparison axis: eps for pure and (eps, delta), the GDP-equivalent epsilon for GDP, inf for
+    none), ``delta`` (0 for pure; for GDP, delta at ``epsilon`` given or the equivalent one) and
+    ``mu`` (GDP level; for pure eps-DP the smallest valid mu; None for (eps, delta)).
+    """
+    if isinstance(guarantee, NotPrivate):
+        return {"kind": "none", "text": "not private", "epsilon": math.inf, "delta": 1.0,
+                "mu": math.inf}
+    if isinstance(guarantee, PureDP):
+        e = float(np.asarray(guarantee.epsilon))
+        return {"kind": "pure", "text": f"{e:g}-DP", "epsilon": e, "delta": 0.0,
+                "mu": float(pure_dp_to_gdp(e)) if e > 0 else 0.0}
+    if isinstance(guarantee, ApproxDP):
+        e, d = float(np.asarray(guarantee.epsilon)), float(np.asarray(guarantee.delta))
+        return {"kind": "approx", "text": f"({e:.3g}, {d:.2g})-DP", "epsilon": e, "delta": d,
+                "mu": None}
+    if isinstance(guarantee, GaussianDP):
+        mu = float(np.asarray(guarantee.mu))
+        e = gdp_equivalent_epsilon(mu) if epsilon is None else float(epsilon)
+        d = float(gdp_delta(e, mu))
+        return {"kind": "gdp", "text": f"{mu:.3g}-GDP (δ = {d:.2g} at ε = {e:.3g})",
+                "epsilon": e, "delta": d, "mu": mu}
+    raise TypeError(f"guarantee must be a dpolearn guarantee record, got {guarantee!r}")
+
+
 __all__ += ["tradeoff_gaussian", "tradeoff_eps_delta", "gaussian_mechanism_gdp", "gdp_compose",
             "gdp_delta", "gdp_log_delta", "gdp_epsilon", "gdp_epsilon_from_log_delta",
-            "gdp_to_approx", "pure_dp_to_gdp", "gdp_to_zcdp", "gdp_to_renyi"]
+            "gdp_to_approx", "pure_dp_to_gdp", "gdp_to_zcdp", "gdp_to_renyi",
+            "gdp_equivalent_epsilon", "privacy_level"]

@@ -43,7 +43,7 @@ from .experiments.compare import (BANDIT_ALGORITHMS, EPSILONS, INSTANCES, LEADER
                                   privacy_level)
 from .experiments.registry import SUMMARY_COLUMNS, derive_seed, regret_rows
 from .experiments.registry import scale as resolve_scale
-from .plotting import color_of, subplots
+from .plotting import style_of, subplots
 from .policy import Policy
 from .simulate import Result, make_checkpoints, simulate
 from .testing import as_factory
@@ -147,7 +147,7 @@ class Leaderboard:
         One per (algorithm, instance, epsilon): keys ``algorithm``, ``instance``, ``epsilon``
         (None for algorithms without one), ``result`` (:class:`~dpolearn.simulate.Result`)
         and ``level`` (the guarantee on the common scale,
-        :func:`~dpolearn.experiments.compare.privacy_level`).
+        :func:`~dpolearn.accounting.privacy_level`).
     instances : dict
         Instance name -> Bernoulli means.
     epsilons : tuple of float
@@ -268,25 +268,27 @@ class Leaderboard:
             for alg in self.algorithms:
                 cells = [c for c in self.cells if c["algorithm"] == alg and c["instance"] == inst]
                 mine = alg == self.label
-                style = {"color": "k" if mine else color_of(alg),
-                         "lw": 2.6 if mine else 1.4, "zorder": 3 if mine else 2}
+                # the evaluated policy: thick black stars; the others: their book-wide style
+                look = ({"color": "k", "linestyle": "-", "marker": "*"} if mine
+                        else style_of(alg))
+                style = {**look, "lw": 2.6 if mine else 1.4, "zorder": 3 if mine else 2}
                 if len(cells) == 1 and cells[0]["epsilon"] is None:
-                    ax.axhline(cells[0]["result"].final_mean, ls=":", label=f"{alg} (no ε)",
-                               **style)
+                    ax.axhline(cells[0]["result"].final_mean, label=f"{alg} (no ε)",
+                               **{**style, "linestyle": ":", "marker": None})
                     continue
                 cells.sort(key=lambda c: c["epsilon"])
                 x = np.array([c["epsilon"] for c in cells])
                 m = np.array([c["result"].final_mean for c in cells])
                 se = np.array([c["result"].final_se for c in cells])
-                ax.errorbar(x, m, yerr=1.96 * se, marker="*" if mine else "o",
-                            ms=9 if mine else 4, capsize=2, label=alg, **style)
+                ax.errorbar(x, m, yerr=1.96 * se, ms=9 if mine else 4, capsize=2, label=alg,
+                            **style)
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xticks(eps)
             ax.set_xticklabels([f"{v:g}" for v in eps])
             ax.minorticks_off()
             ax.set_ylabel(f"final regret at T = {self.horizon:,}")
-            ax.text(0.0, 1.02, inst, transform=ax.transAxes, fontsize=8.5, va="bottom")
+            ax.text(0.0, 1.02, inst, transform=ax.transAxes, va="bottom")
         for i, ax in enumerate(list(axes.flat)[:len(names)]):
             if i + ncols >= len(names):                 # the lowest panel of its column
                 ax.set_xlabel("privacy parameter ε")
@@ -296,10 +298,9 @@ class Leaderboard:
         for ax in spare:
             ax.axis("off")
         if spare:
-            spare[0].legend(handles, labels, loc="center", fontsize=8.5)
+            spare[0].legend(handles, labels, loc="center")
         else:
-            fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4),
-                       fontsize=8.5)
+            fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
         return fig
 
 

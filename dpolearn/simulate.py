@@ -85,10 +85,8 @@ class Result:
     label : str
         The policy's display name.
     guarantee : guarantee record
-        The privacy guarantee that holds for this run: the policy's own, or ``NotPrivate()``
-        when the assumption behind it failed (then ``guarantee_note`` says why).
-    guarantee_note : str or None
-        Why the policy's configured guarantee does not hold for this run, else ``None``.
+        The privacy guarantee that holds for this run: the policy's own, or
+        ``NotPrivate(reason=...)`` when the assumption behind it failed (the reason says why).
     """
 
     regret: np.ndarray
@@ -101,7 +99,6 @@ class Result:
     params: dict[str, Any] = field(default_factory=dict)
     guarantee: Any = None
     wall_time: float = 0.0
-    guarantee_note: str | None = None
 
     def mean(self) -> np.ndarray:
         """Mean regret over runs at each checkpoint, shape (n_checkpoints,)."""
@@ -148,8 +145,7 @@ class Result:
                       for f in dataclasses.fields(guarantee)}
             guarantee = type(guarantee)(**fields)
         return Result(self.regret[rows], self.checkpoints, self.pulls[rows], self.label,
-                      self.horizon, n, self.seed, params, guarantee, self.wall_time,
-                      self.guarantee_note)
+                      self.horizon, n, self.seed, params, guarantee, self.wall_time)
 
     def split(self, n_groups: int) -> list:
         """Cut a batched sweep into ``n_groups`` consecutive equal blocks of runs.
@@ -269,10 +265,10 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     else:
         regret, pulls = _loop_full(policy, env, horizon, ck, n_runs, show_bar)
     wall = time.perf_counter() - start
-    guarantee, note = _guarantee_on(policy, env)
+    guarantee = _guarantee_on(policy, env)
     return Result(regret=regret, checkpoints=ck, pulls=pulls, label=policy.label,
                   horizon=horizon, n_runs=n_runs, seed=seed, params=policy.params(),
-                  guarantee=guarantee, wall_time=wall, guarantee_note=note)
+                  guarantee=guarantee, wall_time=wall)
 
 
 #: What an environment must have, and what it may declare (with the value assumed if it does not).
@@ -310,17 +306,18 @@ def _declared(env, name: str):
 
 
 def _guarantee_on(policy: Policy, env):
-    """The guarantee that holds when ``policy`` runs on ``env``, and why it is void if it is."""
+    """The guarantee that holds when ``policy`` runs on ``env`` (``NotPrivate`` with the reason
+    when the policy's own guarantee is void there)."""
     guarantee = policy.guarantee
     if isinstance(guarantee, NotPrivate):
-        return guarantee, None
+        return guarantee
     low, high = _declared(env, "reward_range")
     if low >= 0.0 and high <= 1.0:
-        return guarantee, None
-    note = (f"{policy.label}'s guarantee {guarantee!r} assumes values in [0, 1], but {env!r} "
-            f"gives values in [{low}, {high}]: no privacy guarantee holds")
-    warnings.warn(note, PrivacyAssumptionWarning, stacklevel=3)
-    return NotPrivate(), note
+        return guarantee
+    reason = (f"{policy.label}'s guarantee {guarantee!r} assumes values in [0, 1], but {env!r} "
+              f"gives values in [{low}, {high}]: no privacy guarantee holds")
+    warnings.warn(reason, PrivacyAssumptionWarning, stacklevel=3)
+    return NotPrivate(reason=reason)
 
 
 def _progress_bar(show: bool, horizon: int, label: str):

@@ -28,7 +28,7 @@ from dpolearn import (
     plotting,
 )
 from dpolearn import mechanisms as mech
-from dpolearn.fullinfo import epoch_sim, rnm_ftnl
+from dpolearn.fullinfo import epoch_sim
 
 
 # --------------------------------------------------------------------------- the public names
@@ -183,7 +183,7 @@ CASES = {
     "dpolearn.PureDP": [(lambda: dpl.PureDP(-1), ValueError, "epsilon.*-1")],
     "dpolearn.ApproxDP": [(lambda: dpl.ApproxDP(1.0, 1.5), ValueError, "delta.*1.5")],
     "dpolearn.GaussianDP": [(lambda: dpl.GaussianDP(-2), ValueError, "mu.*-2")],
-    "dpolearn.NotPrivate": [(lambda: dpl.NotPrivate(1), TypeError, "argument")],
+    "dpolearn.NotPrivate": [(lambda: dpl.NotPrivate(1), TypeError, "reason.*1")],
     "dpolearn.accounting.compose": [
         (lambda: accounting.compose(), ValueError, "compose needs at least one"),
         (lambda: accounting.compose(1.0), TypeError, "1.0"),
@@ -218,6 +218,13 @@ CASES = {
     ],
     "dpolearn.accounting.gdp_epsilon_from_log_delta": [
         (lambda: accounting.gdp_epsilon_from_log_delta(1.0, 1.0), ValueError, "log_delta.*1"),
+    ],
+    "dpolearn.accounting.gdp_equivalent_epsilon": [
+        (lambda: accounting.gdp_equivalent_epsilon(0.0), ValueError, "mu must be > 0.*0"),
+        (lambda: accounting.gdp_equivalent_epsilon(NAN), ValueError, "mu must be > 0.*nan"),
+    ],
+    "dpolearn.accounting.privacy_level": [
+        (lambda: accounting.privacy_level(0.5), TypeError, "guarantee.*0.5"),
     ],
     "dpolearn.accounting.gdp_to_approx": [
         (lambda: accounting.gdp_to_approx(1.0, 2.0), ValueError, "delta.*2"),
@@ -409,10 +416,10 @@ CASES = {
     "dpolearn.fullinfo.epoch_sim.privacy_loss_two_actions": [
         (lambda: epoch_sim.privacy_loss_two_actions(1.0, noise="normal"), ValueError, "noise"),
     ],
-    "dpolearn.fullinfo.rnm_ftnl.run_epochs": [
-        (lambda: rnm_ftnl.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1), TypeError,
+    "dpolearn.fullinfo.epoch_sim.run_epochs": [
+        (lambda: epoch_sim.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1), TypeError,
          "policy must be an RNMFTNL"),
-        (lambda: rnm_ftnl.run_epochs(fullinfo.RNMFTNL(epsilon=1), dpl.FixedSequence(
+        (lambda: epoch_sim.run_epochs(fullinfo.RNMFTNL(epsilon=1), dpl.FixedSequence(
             np.zeros((3, 2))), 3, np.array([3]), 1), TypeError, "env must offer"),
     ],
     "dpolearn.fullinfo.epoch_sim.simulate_epochs": [

@@ -190,24 +190,23 @@ def test_private_policy_on_unbounded_rewards_warns_and_records_no_guarantee():
     env = dpl.GaussianBandit([0.5, 0.0])
     with pytest.warns(dpl.PrivacyAssumptionWarning, match=r"\[0, 1\]"):
         res = dpl.simulate(DPSE(epsilon=1.0, horizon=200), env, 200, 2, seed=0)
-    assert res.guarantee == dpl.NotPrivate() and isinstance(res.guarantee, dpl.NotPrivate)
-    assert "GaussianBandit" in res.guarantee_note
-    # the record survives slicing a batch
-    assert isinstance(res.select_runs([0]).guarantee, dpl.NotPrivate)
-    assert res.select_runs([0]).guarantee_note == res.guarantee_note
+    assert isinstance(res.guarantee, dpl.NotPrivate)
+    assert "GaussianBandit" in res.guarantee.reason and "[0, 1]" in res.guarantee.reason
+    # the record and its reason survive slicing a batch
+    assert res.select_runs([0]).guarantee == res.guarantee
 
 
 def test_private_policy_on_bounded_rewards_keeps_its_guarantee(recwarn):
     from dpolearn.bandits import DPSE
 
     res = dpl.simulate(DPSE(epsilon=1.0, horizon=200), dpl.BernoulliBandit([0.5, 0.1]), 200, 2)
-    assert res.guarantee == dpl.PureDP(1.0) and res.guarantee_note is None
+    assert res.guarantee == dpl.PureDP(1.0)
     assert not [w for w in recwarn if issubclass(w.category, dpl.PrivacyAssumptionWarning)]
 
 
 def test_non_private_policy_on_unbounded_rewards_does_not_warn(recwarn):
     res = dpl.simulate(dpl.UCB1(), dpl.GaussianBandit([0.5, 0.0]), 100, 2)
-    assert isinstance(res.guarantee, dpl.NotPrivate) and res.guarantee_note is None
+    assert res.guarantee == dpl.NotPrivate() and res.guarantee.reason is None
     assert not [w for w in recwarn if issubclass(w.category, dpl.PrivacyAssumptionWarning)]
 
 

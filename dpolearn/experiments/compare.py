@@ -31,10 +31,11 @@ import math
 from typing import Dict, List, Optional
 
 import numpy as np
-from scipy.special import log_ndtr
 
 from .. import bandits
-from ..accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
+# privacy_level and gdp_equivalent_epsilon live in accounting; imported here for this module
+# and for callers that use them as compare.<name> (the comparison chapter, the leaderboard)
+from ..accounting import gdp_equivalent_epsilon, privacy_level  # noqa: F401
 from ..bandits import (DPSE, DPTS, DPTSUCB, DPUCB, KLUCB, UCB1, AdaPKLUCB, AdaPUCB,
                        AnytimeLazyUCB, BetaTS, DPUCBBound, DPUCBInt, GaussianTS, LazyDPTS,
                        MTSGaussian, PrivateUCB, UniformPlay)
@@ -49,7 +50,7 @@ from .registry import derive_seed, parallel_map, register, regret_rows, run
 __all__ = ["EPSILONS", "INSTANCES", "GAPS", "LEADERBOARD_INSTANCES", "BANDIT_ALGORITHMS",
            "FULLINFO_ALGORITHMS", "FULLINFO_INSTANCES", "SIZES", "exported_bandit_labels",
            "make_bandit_policy", "arm_permuted", "make_fullinfo_policy", "epsilon_grid",
-           "gdp_equivalent_epsilon", "privacy_level", "mts_pre_pulls", "cell", "leaderboard",
+           "mts_pre_pulls", "cell", "leaderboard",
            "leaderboard_markdown", "winners", "DP_UCB_INT_DELTA"]
 
 #: The privacy grid (every private algorithm is configured to be honestly eps-DP at each).
@@ -106,50 +107,6 @@ def exported_bandit_labels() -> set:
 
 
 # ------------------------------------------------------------------ privacy on one scale
-def gdp_equivalent_epsilon(mu):
-    r"""The epsilon whose eps-DP algorithms are exactly mu-GDP: the inverse of
-    :func:`~dpolearn.gdp.pure_dp_to_gdp`, :math:`\varepsilon = \ln\Phi(\mu/2) - \ln\Phi(-\mu/2)`.
-
-    Examples
-    --------
-    >>> round(float(gdp_equivalent_epsilon(pure_dp_to_gdp(0.5))), 12)
-    0.5
-    """
-    mu = np.asarray(mu, dtype=float)
-    if np.any(~(mu > 0)):
-        raise ValueError(f"mu must be > 0, got {mu!r}")
-    out = log_ndtr(mu / 2) - log_ndtr(-mu / 2)
-    return float(out) if out.ndim == 0 else out
-
-
-def privacy_level(guarantee, epsilon: Optional[float] = None) -> dict:
-    """A guarantee record placed on the common scale of the chapter.
-
-    Returns ``kind``, ``text`` (short description for tables), ``epsilon`` (the epsilon of the
-    comparison axis: eps for pure and (eps, delta), the GDP-equivalent epsilon for GDP, inf for
-    none), ``delta`` (0 for pure; for GDP, delta at ``epsilon`` given or the equivalent one) and
-    ``mu`` (GDP level; for pure eps-DP the smallest valid mu; None for (eps, delta)).
-    """
-    if isinstance(guarantee, NotPrivate):
-        return {"kind": "none", "text": "not private", "epsilon": math.inf, "delta": 1.0,
-                "mu": math.inf}
-    if isinstance(guarantee, PureDP):
-        e = float(np.asarray(guarantee.epsilon))
-        return {"kind": "pure", "text": f"{e:g}-DP", "epsilon": e, "delta": 0.0,
-                "mu": float(pure_dp_to_gdp(e)) if e > 0 else 0.0}
-    if isinstance(guarantee, ApproxDP):
-        e, d = float(np.asarray(guarantee.epsilon)), float(np.asarray(guarantee.delta))
-        return {"kind": "approx", "text": f"({e:.3g}, {d:.2g})-DP", "epsilon": e, "delta": d,
-                "mu": None}
-    if isinstance(guarantee, GaussianDP):
-        mu = float(np.asarray(guarantee.mu))
-        e = gdp_equivalent_epsilon(mu) if epsilon is None else float(epsilon)
-        d = float(gdp_delta(e, mu))
-        return {"kind": "gdp", "text": f"{mu:.3g}-GDP (δ = {d:.2g} at ε = {e:.3g})",
-                "epsilon": e, "delta": d, "mu": mu}
-    raise TypeError(f"guarantee must be a dpolearn guarantee record, got {guarantee!r}")
-
-
 # ------------------------------------------------------------------ the policies
 def epsilon_grid(label: str) -> tuple:
     """The grid values at which ``label`` runs: () for algorithms without an epsilon."""

@@ -33,19 +33,6 @@ SIZES = {"quick": ((10**3, 3 * 10**3, 10**4), 10),
 _CHAPTER = "gdp"
 
 
-_MEMO: dict = {}
-
-
-def _shared(id, scale, seed, jobs, progress):
-    """``run(id)`` memoised in this process as well: the disk cache is keyed by a hash of the
-    package source, so an edit elsewhere between two calls would otherwise recompute a shared
-    batch. The data are a deterministic function of (id, scale, seed) either way."""
-    key = (id, scale, seed)
-    if key not in _MEMO:
-        _MEMO[key] = run(id, scale, seed=seed, jobs=jobs, progress=progress)
-    return _MEMO[key]
-
-
 def sizes(scale):
     """``(T_grid, T, n_runs)`` of a scale."""
     grid, n_runs = SIZES[scale]
@@ -153,7 +140,7 @@ register("hu2025-fig3", title="DP-TS-UCB: regret and GDP level against alpha and
 # ------------------------------------------------------------------ Figure 4
 def _fig4_compute(scale, seed, jobs, progress):
     _, T, n_runs = sizes(scale)
-    fig3 = _shared("hu2025-fig3", scale, seed, jobs, progress)
+    fig3 = run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress)
     c = 5.0 * np.log(T) ** np.asarray(ALPHAS)            # same regret bound as DP-TS-UCB(alpha)
     tasks = [("mtsg", T, n_runs, dict(b=[0] * len(h), c=5.0 * np.log(T) ** np.asarray(h)),
               derive_seed("hu2025", "fig4", k, seed)) for k, h in enumerate(ALPHA_HALVES)]
@@ -240,8 +227,8 @@ register("hu2025-fig6", title="M-TS-Gaussian parameter sweep at matched GDP (Fig
 # ------------------------------------------------------------------ Figure 5
 def _fig5_compute(scale, seed, jobs, progress):
     _, T, _ = sizes(scale)
-    fig3 = _shared("hu2025-fig3", scale, seed, jobs, progress)
-    fig6 = _shared("hu2025-fig6", scale, seed, jobs, progress)
+    fig3 = run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress)
+    fig6 = run("hu2025-fig6", scale, seed=seed, jobs=jobs, progress=progress)
     out = {"T": T, "dpts": {}, "mtsg": {}, "paper_b": {}, "best_b": {}}
     for a in (0.0, 1.0):
         out["dpts"][a] = fig3["results"][T][ALPHAS.index(a)]
@@ -290,7 +277,7 @@ BASELINES = ("DP-SE", "Anytime-Lazy-UCB", "Lazy-DP-TS")
 
 def _fig7_compute(scale, seed, jobs, progress):
     _, T, n_runs = sizes(scale)
-    fig5 = _shared("hu2025-fig5", scale, seed, jobs, progress)
+    fig5 = run("hu2025-fig5", scale, seed=seed, jobs=jobs, progress=progress)
     tasks = [(name, T, n_runs, {}, derive_seed("hu2025", "fig7", name, seed)) for name in BASELINES]
     base = [parts[0] for parts in parallel_map(_task, tasks, jobs)]
     return dict(fig5, baselines=base, eps=EPS_BASELINES, eta_baselines=pure_dp_to_gdp(EPS_BASELINES))

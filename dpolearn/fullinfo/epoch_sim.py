@@ -40,6 +40,7 @@ __all__ = [
     "epoch_loss_sums",
     "exact_regret_deterministic",
     "privacy_loss_two_actions",
+    "run_epochs",
     "simulate_epochs",
     "two_action_probability",
 ]
