@@ -46,7 +46,16 @@ from typing import Callable, Optional, Sequence, Tuple
 import numpy as np
 from scipy import stats
 
-from ._validation import check_bool, check_positive_int, check_probability, show
+from ._validation import (
+    as_float_array,
+    as_seed_sequence,
+    check_bool,
+    check_int_array,
+    check_positive,
+    check_positive_int,
+    check_probability,
+    show,
+)
 from .accounting import ApproxDP, GaussianDP, PureDP, heterogeneous_advanced_composition
 from .envs import FixedSequence, ReplayBandit
 from .mechanisms import ExponentialMechanism, LaplaceMechanism, ReportNoisyMax
@@ -168,6 +177,21 @@ class AuditResult:
     n_trials: int
     claimed: Optional[float] = None
 
+    def __post_init__(self):
+        names = ("epsilon_lower", "epsilon_estimate") + (() if self.claimed is None
+                                                         else ("claimed",))
+        for name in names:                             # epsilons: >= 0, inf allowed
+            value = as_float_array(name, getattr(self, name))
+            if value.ndim != 0 or np.isnan(value) or value < 0:
+                raise ValueError(f"{name} must be a number >= 0, got {show(getattr(self, name))}")
+        check_probability("confidence", self.confidence, open_low=True, open_high=True)
+        check_probability("delta", self.delta, open_high=True)
+        check_probability("p", self.p)
+        check_probability("q", self.q)
+        if not isinstance(self.event, str):
+            raise TypeError(f"event must be a str, got {show(self.event)}")
+        check_positive_int("n_trials", self.n_trials)
+
     @property
     def violated(self) -> bool:
         """True when the lower bound exceeds the claimed epsilon (the claim is refuted)."""
@@ -213,6 +237,9 @@ def sample_actions(policy: Policy, table, n_trials: int, seed=0) -> np.ndarray:
     integer array of shape (n_trials, T). Block shortcuts (``simulate_fast``) are bypassed, so
     the round-by-round algorithm is what is audited.
     """
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a dpolearn Policy, got {show(policy)}")
+    n_trials = check_positive_int("n_trials", n_trials)
     table = np.asarray(table, dtype=float)
     env = ReplayBandit(table) if policy.feedback == "bandit" else FixedSequence(table)
     rec = _Recorder(policy, table.shape[0])
@@ -229,23 +256,38 @@ class Event:
     name: str
     indicator: Callable[[np.ndarray], np.ndarray] = field(compare=False, repr=False)
 
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {show(self.name)}")
+        if not callable(self.indicator):
+            raise TypeError(f"indicator must be callable (outputs -> booleans), got "
+                            f"{show(self.indicator)}")
+
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         return np.asarray(self.indicator(outputs), dtype=bool)
 
 
 def arm_pulled(arm: int, t: int) -> Event:
     """Arm ``arm`` (0-based) is pulled in round ``t`` (1-based)."""
+    arm = check_positive_int("arm", arm, minimum=0)
+    t = check_positive_int("t", t)
     return Event(f"arm {arm} in round {t}", lambda a: a[:, t - 1] == arm)
 
 
 def action_sequence(seq: Sequence[int]) -> Event:
     """The first len(seq) actions equal ``seq``."""
     s = np.asarray(seq)
+    if s.ndim != 1 or s.size == 0:
+        raise ValueError(f"seq must be a non-empty sequence of actions, got {show(seq)}")
+    s = check_int_array("seq", s, minimum=0)
     return Event(f"actions = {s.tolist()}", lambda a: np.all(a[:, :len(s)] == s, axis=1))
 
 
 def pulls_at_least(arm: int, t: int, k: int) -> Event:
     """Arm ``arm`` is pulled at least ``k`` times in rounds 1..t."""
+    arm = check_positive_int("arm", arm, minimum=0)
+    t = check_positive_int("t", t)
+    k = check_positive_int("k", k, minimum=0)
     return Event(f"arm {arm} pulled >= {k} times by round {t}",
                  lambda a: (a[:, :t] == arm).sum(axis=1) >= k)
 
@@ -253,6 +295,10 @@ def pulls_at_least(arm: int, t: int, k: int) -> Event:
 def output_above(c: float, index=None) -> Event:
     """A real output exceeds ``c``; with ``index`` (an int or a tuple of ints), the entries
     ``index`` along the last axis all exceed ``c`` (e.g. several releases of a counter)."""
+    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)):
+        raise TypeError(f"c must be a real number, got {show(c)}")
+    if np.isnan(c):
+        raise ValueError(f"c must not be nan, got {show(c)}")
     if index is None:
         return Event(f"output > {c:g}", lambda y: np.asarray(y) > c)
     idx = [int(i) for i in np.atleast_1d(index)]
@@ -262,6 +308,7 @@ def output_above(c: float, index=None) -> Event:
 
 def selected(i: int) -> Event:
     """A selection mechanism (report-noisy-max) outputs index ``i``."""
+    i = check_positive_int("i", i, minimum=0)
     return Event(f"selects {i}", lambda y: np.asarray(y) == i)
 
 
@@ -315,7 +362,7 @@ def audit(sampler: Sampler, pairs, events: Sequence[Event], *, n_trials: int = 2
     if not pairs or not events:
         raise ValueError(f"need at least one pair and one event, got {len(pairs)} and "
                          f"{len(events)}")
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = as_seed_sequence(seed)
     sel_seq, eval_seq = root.spawn(2)
     best_pair, best_event = 0, 0
     if len(pairs) * len(events) > 1:
@@ -424,10 +471,19 @@ def adversarial_pairs(family: str, *, n_arms: int = 2, horizon: int = 8):
 
 
 # ------------------------------------------------------------------------------ exact losses
+def _as_selection_mechanism(rnm) -> ReportNoisyMax:
+    """``rnm`` itself, or the report-noisy-max behind an exponential mechanism."""
+    if isinstance(rnm, ExponentialMechanism):
+        return rnm.report_noisy_max
+    if not isinstance(rnm, ReportNoisyMax):
+        raise TypeError(f"rnm must be a ReportNoisyMax or ExponentialMechanism, got {show(rnm)}")
+    return rnm
+
+
 def rnm_event_losses(rnm, scores, neighbour) -> np.ndarray:
     """Exact privacy loss ln P(i | scores) - ln P(i | neighbour) of each selection, shape (K,)
     (:meth:`~dpolearn.mechanisms.ReportNoisyMax.privacy_loss`)."""
-    return rnm.privacy_loss(scores, neighbour)
+    return _as_selection_mechanism(rnm).privacy_loss(scores, neighbour)
 
 
 def laplace_difference_sf(a, scale):
@@ -446,7 +502,7 @@ def laplace_difference_sf(a, scale):
 def rnm_exact_epsilon(rnm, scores, neighbour) -> float:
     r"""Largest \|privacy loss\| over all output sets for one pair of score vectors
     (:meth:`~dpolearn.mechanisms.ReportNoisyMax.max_privacy_loss`)."""
-    return rnm.max_privacy_loss(scores, neighbour)
+    return _as_selection_mechanism(rnm).max_privacy_loss(scores, neighbour)
 
 
 def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *,
@@ -458,6 +514,11 @@ def laplace_event_loss(c: float, value: float, neighbour: float, scale: float, *
     attained. ``complement=True`` gives the loss of {Y <= c} with the roles swapped
     (log P(Y <= c | neighbour) - log P(Y <= c | value)), the tail event on the other side.
     """
+    scale = check_positive("scale", scale)
+    for name, v in (("c", c), ("value", value), ("neighbour", neighbour)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                                  np.floating)) or np.isnan(v):
+            raise TypeError(f"{name} must be a real number, got {show(v)}")
     if check_bool("complement", complement):
         lp = stats.laplace.logcdf(c, loc=neighbour, scale=scale)
         lq = stats.laplace.logcdf(c, loc=value, scale=scale)
@@ -493,19 +554,33 @@ def exact_epsilon(mechanism, data, neighbour) -> float:
                     f"ExponentialMechanism, got {mechanism!r}")
 
 
+def _sensitivities_and_scales(sensitivities, name: str, scales):
+    """Validated float arrays: sensitivities >= 0 and finite, noise scales > 0 (same shape)."""
+    s = as_float_array("sensitivities", sensitivities)
+    b = as_float_array(name, scales)
+    if np.any(np.isnan(s) | (s < 0) | np.isinf(s)):
+        raise ValueError(f"sensitivities must be finite and >= 0, got {show(sensitivities)}")
+    if np.any(np.isnan(b) | (b <= 0)):
+        raise ValueError(f"{name} must be > 0, got {show(scales)}")
+    try:
+        np.broadcast(s, b)
+    except ValueError:
+        raise ValueError(f"sensitivities and {name} must have the same shape, got shapes "
+                         f"{s.shape} and {b.shape}") from None
+    return s, b
+
+
 def laplace_composed(sensitivities, scales) -> PureDP:
     r"""White-box pure-DP loss of Laplace releases touched by one record:
     :math:`\sum_i \Delta_i / b_i` (basic composition, exact for the worst output)."""
-    s = np.asarray(sensitivities, dtype=float)
-    b = np.asarray(scales, dtype=float)
+    s, b = _sensitivities_and_scales(sensitivities, "scales", scales)
     return PureDP(epsilon=float(np.sum(s / b)))
 
 
 def gaussian_composed(sensitivities, sigmas) -> GaussianDP:
     r"""White-box GDP level of Gaussian releases touched by one record:
     :math:`\sqrt{\sum_i (\Delta_i/\sigma_i)^2}` (Dong, Roth and Su 2022, Corollary 3.3)."""
-    s = np.asarray(sensitivities, dtype=float)
-    sig = np.asarray(sigmas, dtype=float)
+    s, sig = _sensitivities_and_scales(sensitivities, "sigmas", sigmas)
     return GaussianDP(mu=float(np.sqrt(np.sum((s / sig) ** 2))))
 
 

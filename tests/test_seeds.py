@@ -101,18 +101,11 @@ def _laplace_audit(seed):
     return audit(sampler, (0.0, 1.0), [arm_pulled(1, 1)], n_trials=500, seed=seed)
 
 
-AUDIT_PENDING = pytest.mark.xfail(
-    strict=True, reason="audit.audit still builds its root SeedSequence itself and spawns from "
-                        "the caller's object; it must call _validation.as_seed_sequence(seed)")
-
-
-@AUDIT_PENDING
 def test_audit_same_seed_sequence_twice_gives_the_same_result():
     seed = np.random.SeedSequence(11)
     assert _laplace_audit(seed) == _laplace_audit(seed)
 
 
-@AUDIT_PENDING
 def test_audit_refuses_seed_none():
     with pytest.raises(TypeError, match="^seed must be a non-negative int"):
         _laplace_audit(None)
