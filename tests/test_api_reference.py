@@ -90,6 +90,7 @@ def missing_names(documented):
     return missing
 
 
+@pytest.mark.book
 @pytest.mark.xdist_group("book")
 def test_built_reference_documents_every_public_name(quick_book):
     documented = _inventory(quick_book.html)
@@ -98,6 +99,7 @@ def test_built_reference_documents_every_public_name(quick_book):
     assert not missing, f"not in the API reference: {missing}"
 
 
+@pytest.mark.book
 @pytest.mark.xdist_group("book")
 def test_the_check_sees_a_name_left_out(quick_book):
     """The completeness check fails when one name is missing from the inventory."""
