@@ -2,7 +2,7 @@
 Hedge and the naive FTNL, and the doubling-gap instance of their Section 5 discussion.
 
 The paper has no full-information experiments; these are the book's own, at the settings of its
-discussion (spec 000 Sections 3.4-3.6 and 6.6).
+discussion of RNM-FTNL and of the doubling-gap instance.
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ register("hu2021-fullinfo", title="RNM-FTNL, naive FTNL, FTL and Hedge on Bernou
 
 
 # ---------------------------------------------------------------------------------------------
-# The doubling-gap instance (spec 000 Section 6.6): does the cost grow with the number of gap
+# The doubling-gap instance: does the cost grow with the number of gap
 # brackets (the log T / epsilon of Theorem 9) or only like log K?
 # ---------------------------------------------------------------------------------------------
 _DG_K = {"quick": tuple(range(3, 13)), "paper": tuple(range(3, 17))}

@@ -34,7 +34,8 @@ PRIMER_MEANS = (0.9, 0.6)
 # primer-ucb-ts
 # --------------------------------------------------------------------------------------------
 
-#: (horizon, n_runs) per scale; "paper" is the claim of issue 2 (T = 10^5, 20 runs).
+#: (horizon, n_runs) per scale; "paper" is the scale the primer's claims are made at (T = 10^5,
+#: 20 runs).
 _UCB_TS_SIZES = {"quick": (10_000, 20), "paper": (100_000, 20)}
 _UCB_TS_POLICIES = {"UCB1": UCB1, "TS (Beta)": BetaTS}
 

@@ -1,9 +1,10 @@
-"""Experiments of Wu and Wang (2025): Table 1 and the simulations proposed in spec 003 Section 6.
+"""Experiments of Wu and Wang (2025): Table 1 and the book's simulations of its claims.
 
 The paper has no experiments of its own. Its rates table is reproduced as data, and the
 simulations check its claims: regret flat in T (E1), the dependence on K (E2, log K or
 log^2 K), on epsilon (E3), the privacy of each noise scale (E7) and the Bernoulli-resampling
-example of its Section 3.1 (corrected, spec 003 AMB-10). Stochastic runs use the exact
+example of its Section 3.1 (corrected: erratum ``erratum-wu2025-example`` of the book's
+appendix of readings and errata). Stochastic runs use the exact
 epoch-level simulator; deterministic ones use the exact expected regret (no Monte Carlo).
 """
 from __future__ import annotations
@@ -94,7 +95,7 @@ E1_SIZES = {"quick": dict(Ks=(4, 64), eps=(0.1, 1.0), log2T=30, n_runs=150),
 
 
 def two_level(K: int, low: float = 0.4, gap: float = 0.2) -> np.ndarray:
-    """The TL instance of spec 003: one action with mean loss ``low``, K - 1 with ``low + gap``.
+    """The two-level (TL) instance: one action with mean loss ``low``, K - 1 with ``low + gap``.
 
     The best action is put last, so the "first action" start of Hu et al. is not handed the
     optimum (every variant here is symmetric in the actions otherwise).
