@@ -38,9 +38,17 @@ from ._validation import check_epsilon, check_positive_int
 from .accounting import ApproxDP, GaussianDP, PureDP
 from .audit import AuditResult, adversarial_pairs, audit_policy
 from .envs import BernoulliBandit
-from .experiments.compare import (BANDIT_ALGORITHMS, EPSILONS, INSTANCES, LEADERBOARD_INSTANCES,
-                                  SIZES, arm_permuted, epsilon_grid, make_bandit_policy,
-                                  privacy_level)
+from .experiments.compare import (
+    BANDIT_ALGORITHMS,
+    EPSILONS,
+    INSTANCES,
+    LEADERBOARD_INSTANCES,
+    SIZES,
+    arm_permuted,
+    epsilon_grid,
+    make_bandit_policy,
+    privacy_level,
+)
 from .experiments.registry import SUMMARY_COLUMNS, derive_seed, regret_rows
 from .experiments.registry import scale as resolve_scale
 from .plotting import style_of, subplots
@@ -171,6 +179,18 @@ class Leaderboard:
     audit: Optional[AuditResult] = None
     ledger: Optional[Dict[str, Any]] = None
     claim_mismatch: List[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {self.label!r}")
+        if not isinstance(self.cells, list):
+            raise TypeError(f"cells must be a list of dicts, got {self.cells!r}")
+        if not isinstance(self.instances, dict):
+            raise TypeError(f"instances must be a dict, got {self.instances!r}")
+        check_positive_int("horizon", self.horizon)
+        check_positive_int("n_runs", self.n_runs)
+        if self.audit is not None and not isinstance(self.audit, AuditResult):
+            raise TypeError(f"audit must be an AuditResult or None, got {self.audit!r}")
 
     @property
     def algorithms(self) -> List[str]:

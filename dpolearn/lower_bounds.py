@@ -341,6 +341,7 @@ def hu2021_privacy_regret_lower_bound(n_arms: int, epsilon, gap: float = 0.1, *,
     -------
     float or ndarray
     """
+    integer_rounds = check_bool("integer_rounds", integer_rounds)
     K = check_positive_int("n_arms", n_arms, minimum=4)
     eps = check_epsilon(epsilon)
     gap = _check_gap("gap", gap, 0.0, 0.25)
@@ -350,7 +351,7 @@ def hu2021_privacy_regret_lower_bound(n_arms: int, epsilon, gap: float = 0.1, *,
         if np.any(horizon < m_star):
             raise ValueError(f"horizon must be >= m* = ln K/(10 epsilon gap) = "
                              f"{float(np.max(m_star)):.4g}, got {horizon!r}")
-    if check_bool("integer_rounds", integer_rounds):
+    if integer_rounds:
         m_star = np.floor(m_star)
         if np.any(m_star < 1):
             raise ValueError(f"epsilon must be <= ln K/(10 gap) = {math.log(K) / (10 * gap):.4g} "
@@ -406,6 +407,18 @@ class BatchToOnline:
     error: np.ndarray
     low_weight: np.ndarray
     regret: np.ndarray
+
+    def __post_init__(self):
+        check_positive_int("n_samples", self.n_samples)
+        for name in ("selected", "error", "low_weight", "regret"):
+            value = getattr(self, name)
+            if not isinstance(value, np.ndarray):
+                raise TypeError(f"{name} must be a numpy array, got {value!r}")
+        for name in ("error", "low_weight"):
+            value = getattr(self, name)
+            if value.ndim != 1 or np.any(np.isnan(value) | (value < 0) | (value > 1)):
+                raise ValueError(f"{name} must be a 1-D array of fractions in [0, 1], got "
+                                 f"{value!r}")
 
     @property
     def max_error(self) -> float:

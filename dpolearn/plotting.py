@@ -23,6 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from ._validation import as_float_array, check_positive, show
 from .simulate import Result
 
 __all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
@@ -246,7 +247,7 @@ def _markevery(label: str):
     return (0.013 * (_style_index(label) % 7), 0.11)
 
 
-def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool = False,
+def regret(results: Union[Result, Sequence[Result]], ax=None, *, log_x: bool = False,
            log_y: bool = False, band: Optional[str] = "ci", labels: Optional[Iterable[str]] = None,
            colors: Optional[Iterable[str]] = None, style_keys: Optional[Iterable[str]] = None,
            legend: bool = True, **line_kwargs):
@@ -277,6 +278,14 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
     """
     if isinstance(results, Result):
         results = [results]
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        raise TypeError(f"results must be a Result or a sequence of them, got {show(results)}")
+    results = list(results)
+    if not results:
+        raise ValueError("results must hold at least one Result, got an empty sequence")
+    bad = [r for r in results if not isinstance(r, Result)]
+    if bad:
+        raise TypeError(f"results must hold dpolearn Result objects, got {show(bad[0])}")
     if band not in ("ci", "se", "quantile", None):
         raise ValueError(f"band must be 'ci', 'se', 'quantile' or None, got {band!r}")
     if ax is None:
@@ -314,13 +323,24 @@ def regret(results: Union["Result", Sequence["Result"]], ax=None, *, log_x: bool
     return ax
 
 
+def _check_figure(fig) -> None:
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
+
+
 def errorbar(ax, x, mean, se, label: str, *, z: float = 1.96, **kwargs):
     """Means with ``z`` x standard-error bars, in the label's book-wide style.
 
     The standard errors are kept on the line, so :func:`export` writes them to the CSV.
     """
-    mean = np.asarray(mean, dtype=float)
-    se = np.broadcast_to(np.asarray(se, dtype=float), mean.shape)
+    mean = as_float_array("mean", mean)
+    se = as_float_array("se", se)
+    if se.ndim and se.shape != mean.shape:
+        raise ValueError(f"se must be a number or have the shape of mean {mean.shape}, got shape "
+                         f"{se.shape}")
+    se = np.broadcast_to(se, mean.shape)
     kw = style_of(label)
     if "ls" in kwargs:
         kw.pop("linestyle")
@@ -342,6 +362,7 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
     ``handles`` and ``labels`` are given. When the grid has an empty slot (an axes turned off)
     and at most ten entries, the legend fills that slot instead.
     """
+    _check_figure(fig)
     if handles is None:
         handles, labels, seen = [], [], set()
         for ax in np.ravel(axes if axes is not None else fig.axes):
@@ -389,6 +410,9 @@ def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH
     ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
     ``f * (dpi / 96) * (shown / rendered)`` CSS points.
     """
+    _check_figure(fig)
+    rendered_width_px = check_positive("rendered_width_px", rendered_width_px)
+    column_px = check_positive("column_px", column_px)
     shown = min(float(rendered_width_px), float(column_px))
     return (fig.dpi / CSS_PX_PER_INCH) * shown / float(rendered_width_px)
 
@@ -417,6 +441,7 @@ def plotted_rows(fig) -> List[Dict[str, Any]]:
     """
     from matplotlib.container import BarContainer
 
+    _check_figure(fig)
     rows = []
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
@@ -469,6 +494,7 @@ def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Opti
     Path or None
         The directory written to.
     """
+    _check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
     outdir = outdir if outdir is not None else os.environ.get(FIGURE_DIR_ENV)

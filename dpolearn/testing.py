@@ -110,6 +110,19 @@ class PolicyCheckReport:
     failures: List[Tuple[str, str]] = field(default_factory=list)
     skipped: List[Tuple[str, str]] = field(default_factory=list)
 
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {self.label!r}")
+        if not isinstance(self.passed, list) or not all(isinstance(n, str) for n in self.passed):
+            raise TypeError(f"passed must be a list of check names, got {self.passed!r}")
+        for name in ("failures", "skipped"):
+            value = getattr(self, name)
+            if not isinstance(value, list) or not all(
+                    isinstance(v, tuple) and len(v) == 2 and all(isinstance(s, str) for s in v)
+                    for v in value):
+                raise TypeError(f"{name} must be a list of (check, message) pairs of str, "
+                                f"got {value!r}")
+
     @property
     def ok(self) -> bool:
         """True when no check failed."""

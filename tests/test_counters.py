@@ -376,3 +376,14 @@ def test_binary_counter_noise_multiplier():
     c = BinaryCounter(1, epsilon=1.0, levels=4, noise_multiplier=0.5, rng=0)
     assert float(c.noise_scale[0]) == 2.0                    # levels / eps * 0.5
     assert c.guarantee == PureDP(2.0)                        # levels nodes of scale 2
+
+
+def test_empty_binary_counter_refuses_every_item():
+    """levels=0 is the documented empty tree (the hybrid counter's first epoch): it holds no
+    item, claims no privacy loss and refuses an item with an error naming the levels."""
+    from dpolearn.mechanisms import BinaryCounter
+
+    c = BinaryCounter(2, epsilon=1.0, levels=0, rng=0)
+    assert c.guarantee.epsilon == 0
+    with pytest.raises(ValueError, match="stream longer than 2\\*\\*levels - 1 items; levels = 0"):
+        c.step(1.0)

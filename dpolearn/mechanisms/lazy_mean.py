@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._arrays import scalar_if_uniform
-from .._validation import as_rng, check_epsilon, check_positive, check_positive_int, floor_log2
+from .._validation import (
+    as_rng,
+    check_epsilon,
+    check_int_array,
+    check_positive,
+    check_positive_int,
+    floor_log2,
+)
 from ..accounting import PureDP
 from .laplace import laplace_block_release
 
@@ -35,9 +42,7 @@ def lazy_schedule(n_pulls):
     >>> lazy_schedule([1, 2, 3, 7, 8])
     (array([0, 0, 1, 2, 2]), array([1, 1, 2, 4, 4]), array([0, 1, 0, 0, 1]))
     """
-    n = np.asarray(n_pulls, dtype=np.int64)
-    if np.any(n < 1):
-        raise ValueError(f"n_pulls must be >= 1, got {n_pulls!r}")
+    n = check_int_array("n_pulls", n_pulls, minimum=1)     # 2.7 is refused, not truncated
     r = floor_log2(n + 1) - 1                             # exact on integers
     return r, 2 ** r, n - (2 ** (r + 1) - 1)
 
