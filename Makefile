@@ -36,8 +36,10 @@ quick-book: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python tools/sync_notebooks.py
 
-## Run every test (unit, statistical, privacy, and the quick-scale book build).
+## Lint (ruff, rules in pyproject.toml), then run every test (unit, statistical, privacy, and the
+## quick-scale book build).
 test: $(STAMP)
+	$(BIN)/ruff check dpolearn tests tools benchmarks
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
 
 ## Regenerate every figure and table at paper scale under results/.

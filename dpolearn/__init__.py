@@ -7,18 +7,26 @@ dpolearn is for simulation and teaching. Its samplers are numpy's floating-point
 are not hardened against floating-point attacks on the Laplace mechanism (Mironov 2012);
 do not use it to protect real data.
 """
-from . import (accounting, audit, bandits, envs, experiments, fullinfo, lower_bounds, mechanisms,
-               plotting)
+from . import (
+               accounting,
+               audit,
+               bandits,
+               envs,
+               experiments,
+               fullinfo,
+               lower_bounds,
+               mechanisms,
+               plotting,
+               testing,
+)
+from ._version import __version__ as __version__
 from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
 from .bandits import KLUCB, UCB1, BetaTS, GaussianTS, UniformPlay
 from .envs import BernoulliBandit, BernoulliExperts, FixedSequence, GaussianBandit
 from .fullinfo import FTL, Hedge
+from .leaderboard import Leaderboard, evaluate
 from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, make_checkpoints, simulate
-from . import testing
-from ._version import __version__
-from .leaderboard import Leaderboard, evaluate
-
 
 __all__ = [
     "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",

@@ -24,6 +24,14 @@ from typing import Union
 import numpy as np
 from scipy.special import log_ndtr
 
+from ._validation import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_probability,
+)
+
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
 # dpolearn/gdp.py; re-exported here so `dpolearn.accounting.gdp_delta` etc. work.
 from .gdp import (
@@ -38,13 +46,6 @@ from .gdp import (
     pure_dp_to_gdp,
     tradeoff_eps_delta,
     tradeoff_gaussian,
-)
-from ._validation import (
-    check_delta,
-    check_epsilon,
-    check_positive,
-    check_positive_int,
-    check_probability,
 )
 
 __all__ = [

@@ -203,7 +203,8 @@ def _values_equal(a, b) -> bool:
 
 
 def _global_rng_states():
-    return np.random.get_state(), random.getstate()
+    # the legacy global generator is what a careless policy would use: save it to restore it
+    return np.random.get_state(), random.getstate()  # noqa: NPY002
 
 
 def _states_equal(s1, s2) -> bool:
@@ -338,11 +339,11 @@ class _Checker:
                             "random.*): draw only from the rng given to reset")
         saved = _global_rng_states()
         try:
-            np.random.seed(987654)
+            np.random.seed(987654)  # noqa: NPY002 (perturb the global state on purpose)
             random.seed(987654)
             second = self.simulate(self.n_runs, self.seed)
         finally:
-            np.random.set_state(saved[0])
+            np.random.set_state(saved[0])  # noqa: NPY002
             random.setstate(saved[1])
         if not np.array_equal(first.regret, second.regret):
             problems.append("results changed when the global RNG was reseeded")

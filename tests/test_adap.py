@@ -22,7 +22,8 @@ def kl(p, q):
 def klucb_by_bisection(p, d):
     if p >= 1:
         return 1.0
-    f = lambda q: kl(p, q) - d
+    def f(q):
+        return kl(p, q) - d
     return 1.0 if f(1 - 1e-15) <= 0 else brentq(f, p, 1 - 1e-15, xtol=1e-14)
 
 

@@ -182,7 +182,8 @@ def test_rnm_ftnl_epoch_path_equals_round_by_round(first_action, noise):
         table = (rng.random((n_runs, horizon, len(MEANS))) < MEANS).astype(float)
         every_round = np.arange(1, horizon + 1)
         kwargs = {"checkpoints": every_round, "progress": False}
-        make = lambda: RNMFTNL(epsilon=2.0, noise=noise, first_action=first_action)
+        def make(noise=noise, first_action=first_action):
+            return RNMFTNL(epsilon=2.0, noise=noise, first_action=first_action)
         fast = simulate(make(), StackExperts(MEANS, table), horizon, n_runs, 9, **kwargs)
         slow = simulate(make(), StackExperts(MEANS, table), horizon, n_runs, 9,
                         block_updates=False, **kwargs)

@@ -6,7 +6,6 @@ import dpolearn as dpl
 from dpolearn.accounting import PureDP
 from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
 from dpolearn.fullinfo.epoch_sim import privacy_loss_two_actions
-from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
 from dpolearn.fullinfo.rnm_ftnl import (
     SCALE_FACTORS,
     WU2025_TABLE2,
@@ -15,6 +14,7 @@ from dpolearn.fullinfo.rnm_ftnl import (
     n_epochs,
 )
 from dpolearn.mechanisms import ReportNoisyMax
+from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
 
 NOISES = ("laplace", "exponential", "gumbel")
 
@@ -105,7 +105,7 @@ def test_presets_and_variants():
     assert all(p.resample and p.first_action == "uniform" for p in wu.values())
     strict = RNMFTNL(epsilon=1.0)
     assert (strict.noise, strict.beta(), strict.first_action, strict.resample) == ("laplace", 2.0, "uniform", False)
-    for name, (resample, noise, _) in WU2025_TABLE2.items():
+    for resample, noise, _ in WU2025_TABLE2.values():
         p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor="strict", resample=resample)
         assert (p.resample, p.noise, p.beta(), p.guarantee) == (resample, noise, 2.0, PureDP(epsilon=1.0))
     custom = RNMFTNL(epsilon=2.0, noise_factor=3.0)

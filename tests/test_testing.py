@@ -3,10 +3,10 @@ variant fails exactly the check named after its defect (and the report says so).
 import numpy as np
 import pytest
 
+from dpolearn._validation import check_epsilon
 from dpolearn.accounting import PureDP
 from dpolearn.policy import Policy
 from dpolearn.testing import CHECKS, PolicyContractError, as_factory, check_policy
-from dpolearn._validation import check_epsilon
 
 FAST = {"horizon": 60, "n_runs": 6, "n_single": 30}
 
@@ -75,7 +75,7 @@ class ZeroBasedRounds(NoisyGreedy):
 class GlobalRNG(NoisyGreedy):
     def select(self, t):
         arms = super().select(t)
-        flip = np.random.random(arms.shape) < 0.1  # the legacy global generator
+        flip = np.random.random(arms.shape) < 0.1  # noqa: NPY002 (the broken variant)
         return np.where(flip, 0, arms)
 
 
@@ -170,10 +170,10 @@ def test_several_defects_are_all_listed():
 
 def test_the_check_leaves_the_global_rng_as_it_found_it():
     """The reseeding probe of no_global_rng restores the caller's global state."""
-    np.random.seed(5)
-    before = np.random.get_state()[1].copy()
+    np.random.seed(5)  # noqa: NPY002 (the global state is what is checked)
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
     check_policy(NoisyGreedy, **FAST)
-    assert np.array_equal(np.random.get_state()[1], before)
+    assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
 
 
 def test_factory_callable_and_policy_without_epsilon():

@@ -312,7 +312,7 @@ class DPUCBInt(SumCountPolicy):
 
     @classmethod
     def from_target(cls, epsilon_target, *, delta_prime: float = math.exp(-10), v: float = 1.1,
-                    **kwargs) -> "DPUCBInt":
+                    **kwargs) -> DPUCBInt:
         """DP-UCB-INT calibrated by Corollary 3.2 to be (epsilon_target, delta_prime)-DP.
 
         ``epsilon_target`` may be an array of shape (n_runs,) (one calibration per entry)."""

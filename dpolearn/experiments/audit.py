@@ -14,20 +14,39 @@ rows to summary.csv with its own columns.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, List
 
 import numpy as np
 
 from .. import audit as A
 from ..accounting import ApproxDP, GaussianDP, PureDP
-from ..bandits import (DPSE, DPTS, DPUCB, AdaPKLUCB, AdaPUCB, AnytimeLazyUCB, DPTSUCB,
-                       DPUCBBound, DPUCBInt, LazyDPTS, MTSGaussian, PrivateUCB)
+from ..bandits import (
+    DPSE,
+    DPTS,
+    DPTSUCB,
+    DPUCB,
+    AdaPKLUCB,
+    AdaPUCB,
+    AnytimeLazyUCB,
+    DPUCBBound,
+    DPUCBInt,
+    LazyDPTS,
+    MTSGaussian,
+    PrivateUCB,
+)
 from ..envs import BernoulliBandit
-from ..fullinfo import NaiveFTNL, RNMFTNL
-from ..mechanisms import (BinaryCounter, ExponentialMechanism, GaussianMechanism, HybridCounter,
-                          IntervalLaplaceMean, LaplaceMechanism, LazyDoublingPrivateMean,
-                          LogarithmicCounter, ReportNoisyMax)
+from ..fullinfo import RNMFTNL, NaiveFTNL
+from ..mechanisms import (
+    BinaryCounter,
+    ExponentialMechanism,
+    GaussianMechanism,
+    HybridCounter,
+    IntervalLaplaceMean,
+    LaplaceMechanism,
+    LazyDoublingPrivateMean,
+    LogarithmicCounter,
+    ReportNoisyMax,
+)
 from ..plotting import style_of, subplots
 from .registry import derive_seed, parallel_map, register
 

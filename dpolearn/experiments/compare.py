@@ -33,15 +33,32 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import bandits
+
 # privacy_level and gdp_equivalent_epsilon live in accounting; imported here for this module
 # and for callers that use them as compare.<name> (the comparison chapter, the leaderboard)
 from ..accounting import gdp_equivalent_epsilon, privacy_level  # noqa: F401
-from ..bandits import (DPSE, DPTS, DPTSUCB, DPUCB, KLUCB, UCB1, AdaPKLUCB, AdaPUCB,
-                       AnytimeLazyUCB, BetaTS, DPUCBBound, DPUCBInt, GaussianTS, LazyDPTS,
-                       MTSGaussian, PrivateUCB, UniformPlay)
+from ..bandits import (
+    DPSE,
+    DPTS,
+    DPTSUCB,
+    DPUCB,
+    KLUCB,
+    UCB1,
+    AdaPKLUCB,
+    AdaPUCB,
+    AnytimeLazyUCB,
+    BetaTS,
+    DPUCBBound,
+    DPUCBInt,
+    GaussianTS,
+    LazyDPTS,
+    MTSGaussian,
+    PrivateUCB,
+    UniformPlay,
+)
 from ..envs import BernoulliBandit, BernoulliExperts
-from ..fullinfo import FTL, Hedge, NaiveFTNL, RNMFTNL
-from ..gdp import gdp_delta, pure_dp_to_gdp
+from ..fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
+from ..gdp import pure_dp_to_gdp
 from ..plotting import color_of, errorbar, shared_legend, style_of, subplots
 from ..policy import Policy
 from ..simulate import make_checkpoints, simulate
@@ -256,7 +273,7 @@ def leaderboard(data, instance: str) -> List[dict]:
         if kind == "pure":
             text = "ε-DP" if label != "Uniform" else "0-DP (ignores data)"
         elif kind == "approx":
-            text = f"(ε, e⁻¹⁰)-DP, ε ≤ 1 only"
+            text = "(ε, e⁻¹⁰)-DP, ε ≤ 1 only"
         elif label == "M-TS-Gaussian":
             text = "μ(ε)-GDP, μ(ε) = 2Φ⁻¹(eᵋ/(1+eᵋ))"
         elif label == "DP-TS-UCB":

@@ -96,7 +96,7 @@ def claims(data, setting):
     for e in data["epsilons"]:
         r = {name: data["results"][(setting, e, name)] for name in data["algorithms"]}
 
-        def below(a, b):
+        def below(a, b, r=r):
             se = np.hypot(r[a].final_se, r[b].final_se)
             return bool(r[a].final_mean + 2 * se < r[b].final_mean)
 
@@ -300,7 +300,7 @@ def _plot_sweep(data):
 
 def _sweep_summary(data):
     rows = []
-    for name, parts in data["results"].items():
+    for parts in data["results"].values():
         for p, e in zip(parts, data["epsilons"]):
             rows += regret_rows("hu2021-eps-sweep", f"eps={e:g}", [p], epsilon=float(e))
     return rows

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs import BernoulliExperts
-from ..fullinfo import FTL, Hedge, NaiveFTNL, RNMFTNL
+from ..fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
 from ..fullinfo.epoch_sim import exact_regret_deterministic
 from ..plotting import regret, shared_legend, style_of, subplots
 from ..simulate import simulate

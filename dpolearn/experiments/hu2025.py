@@ -14,8 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..bandits import DPSE, AnytimeLazyUCB, LazyDPTS
-from ..bandits.dp_ts_ucb import (DPTSUCB, MTSGaussian, dp_ts_ucb_gdp, match_c,
-                                 mts_gaussian_gdp, sampling_budget)
+from ..bandits.dp_ts_ucb import (
+    DPTSUCB,
+    MTSGaussian,
+    dp_ts_ucb_gdp,
+    match_c,
+    mts_gaussian_gdp,
+    sampling_budget,
+)
 from ..envs import BernoulliBandit
 from ..gdp import gdp_delta, gdp_epsilon, gdp_log_delta, pure_dp_to_gdp
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots, sweep_styles
@@ -202,7 +208,7 @@ def _fig6_plot(data):
     fig, axes = subplots(1, 2, sharey=True)
     styles = sweep_styles(len(data["b"]))
     for ax, a in zip(axes[0], (0.0, 1.0)):
-        for res, b, c, style in zip(data["results"][a], data["b"], data["c"][a], styles):
+        for res, b, style in zip(data["results"][a], data["b"], styles):
             regret(res, ax=ax, labels=[f"b = {b:,}"], colors=[style["color"]], legend=False,
                    ls=style["linestyle"], marker=style["marker"])
         ax.set_yscale("log")

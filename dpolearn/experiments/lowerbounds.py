@@ -189,7 +189,7 @@ def _plot_b2o(data):
     a, b = axes[0]
     K, gap, m = data["K"], data["gap"], data["m"]
     m_fine = np.geomspace(1, m[-1], 300)
-    for (name, eps), (err, low, reg) in data["curves"].items():
+    for (name, eps), (err, _low, reg) in data["curves"].items():
         lab = _b2o_label(name, eps)
         style = style_of(name)
         if eps is not None and eps != B2O_EPS[0]:       # the second epsilon: open markers, dashed
@@ -264,7 +264,7 @@ def _regret_eps(scale, seed, jobs, progress):
              for kind, name, T, n in specs]
     out = parallel_map(_regret_task, tasks, jobs)
     data = {"eps": eps_grid, "K": HU_K, "gap": HU_GAP, "T_full": T_full, "T_bandit": T_band}
-    for (kind, name, _, _), res in zip(specs, out):
+    for (_kind, name, _, _), res in zip(specs, out):
         if name in ("FTL", "Hedge"):
             data[name] = res
             continue

@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_positive_int
-from . import _cache
 from ..simulate import Result
+from . import _cache
 from ._cache import CacheWarning, source_hash
 from ._executor import EXECUTORS, executor, map_tasks, set_executor
 

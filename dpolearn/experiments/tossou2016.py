@@ -199,7 +199,7 @@ def _summary_schedules(data):
     rows = []
     for panel in data["panels"]:
         name = f"{panel['instance']}, eps'={panel['target_epsilon']:g}"
-        for alg, sch, res in panel["results"]:
+        for _alg, _schedule, res in panel["results"]:
             rows += regret_rows("tossou2016-int-schedules", name, [res])
     return rows
 

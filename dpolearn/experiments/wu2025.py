@@ -13,11 +13,14 @@ import numpy as np
 
 from ..accounting import PureDP
 from ..envs import TwoPointExperts
-from ..fullinfo.epoch_sim import (exact_regret_deterministic, privacy_loss_two_actions,
-                                  two_action_probability)
-from ..fullinfo.rnm_ftnl import SCALE_FACTORS, NaiveFTNL, RNMFTNL
-from ..simulate import simulate
+from ..fullinfo.epoch_sim import (
+    exact_regret_deterministic,
+    privacy_loss_two_actions,
+    two_action_probability,
+)
+from ..fullinfo.rnm_ftnl import RNMFTNL, NaiveFTNL
 from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
+from ..simulate import simulate
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 #: The variants compared everywhere: display name -> (constructor kwargs, the label whose

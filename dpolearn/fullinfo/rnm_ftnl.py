@@ -176,13 +176,13 @@ class RNMFTNL(Policy):
 
     # -- named presets ---------------------------------------------------------------------
     @classmethod
-    def hu2021(cls, *, epsilon) -> "RNMFTNL":
+    def hu2021(cls, *, epsilon) -> RNMFTNL:
         """Hu et al.'s own reading: Lap(1/eps), action 0 in round 1, no resampling."""
         return cls(epsilon=epsilon, noise="laplace", noise_factor="hu2021", resample=False,
                    first_action="first")
 
     @classmethod
-    def wu2025(cls, *, epsilon, noise: str = "laplace", resample: bool = True) -> "RNMFTNL":
+    def wu2025(cls, *, epsilon, noise: str = "laplace", resample: bool = True) -> RNMFTNL:
         """Wu and Wang's Table 2: Lap(2/eps), Exp(1/eps) or Gumbel(2/eps), uniform J_0."""
         return cls(epsilon=epsilon, noise=noise, noise_factor="wu2025", resample=resample,
                    first_action="uniform")
