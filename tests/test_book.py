@@ -6,7 +6,6 @@ notebooks it leaves; nothing here executes a notebook again.
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path

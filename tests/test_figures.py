@@ -15,8 +15,8 @@ quick scale are marked ``slow``.
 from __future__ import annotations
 
 import csv
-import pathlib
 import io
+import pathlib
 
 import matplotlib
 
