@@ -148,8 +148,10 @@ def test_every_toc_chapter_links_the_notation_page():
     docs = [toc[0]] + [d for d in toc[1:] if (ROOT / f"{d}.md").is_file()
                        and is_notebook_source(ROOT / f"{d}.md")]
     assert docs, "no chapters found in _toc.yml"
-    unlinked = [d for d in docs if not links_notation((ROOT / f"{d}.md").read_text(encoding="utf-8"))]
-    assert not unlinked, f"chapters that do not link the notation page ({{ref}}`notation`): {unlinked}"
+    unlinked = [d for d in docs
+                if not links_notation((ROOT / f"{d}.md").read_text(encoding="utf-8"))]
+    assert not unlinked, (
+        f"chapters that do not link the notation page ({{ref}}`notation`): {unlinked}")
 
 
 def test_the_appendix_pages_are_in_the_toc():
