@@ -29,7 +29,8 @@ from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, make_checkpoints, simulate
 
 __all__ = [
-    "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds", "mechanisms",
+    "accounting", "audit", "bandits", "envs", "experiments", "fullinfo", "lower_bounds",
+    "mechanisms",
     "plotting",
     "PureDP", "ApproxDP", "GaussianDP", "NotPrivate",
     "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",

@@ -40,13 +40,25 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run experiments and write figures, data and summary.csv")
     run.add_argument("names", nargs="*", help="experiment ids (see `list`)")
     run.add_argument("--all", action="store_true", help="run every registered experiment")
-    run.add_argument("--scale", choices=experiments.SCALES, default=None,
-                     help="quick (seconds) or paper (the papers' own T and runs); default $DPOLEARN_SCALE or quick")
-    run.add_argument("--jobs", type=int, default=1, help="local worker processes (results do not depend on it)")
+    run.add_argument(
+        "--scale",
+        choices=experiments.SCALES,
+        default=None,
+        help="quick (seconds) or paper (the papers' own T and runs); "
+        "default $DPOLEARN_SCALE or quick",
+    )
+    run.add_argument(
+        "--jobs", type=int, default=1, help="local worker processes (results do not depend on it)"
+    )
     run.add_argument("--seed", type=int, default=0, help="base seed, an integer >= 0 (default 0)")
-    run.add_argument("--out", type=Path, default=None, help="write figures and data under DIR/<id>/")
-    run.add_argument("--no-cache", action="store_true",
-                     help="recompute (with every experiment it reads) and rewrite the cached results")
+    run.add_argument(
+        "--out", type=Path, default=None, help="write figures and data under DIR/<id>/"
+    )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="recompute (with every experiment it reads) and rewrite the cached results",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--executor", choices=experiments.EXECUTORS, default="local",
                      help="local processes (default) or a Dask cluster (needs --scheduler)")
@@ -69,7 +81,9 @@ def _check_run_args(args) -> list[str]:
         raise _UsageError("give experiment ids or --all")
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise _UsageError(f"unknown experiment id(s): {', '.join(unknown)}; see `python -m dpolearn list`")
+        raise _UsageError(
+            f"unknown experiment id(s): {', '.join(unknown)}; see `python -m dpolearn list`"
+        )
     if args.jobs < 1:
         raise _UsageError(f"--jobs must be >= 1, got {args.jobs}")
     if args.seed < 0:

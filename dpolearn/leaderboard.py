@@ -435,9 +435,14 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
             values = [e for e in grid if e in supported] if supported else [None]
             for e in values:
                 policy = make_bandit_policy(alg, e, horizon)
-                res = _run_cell(policy, means, horizon, n_runs,
-                                derive_seed(_EXPERIMENT, alg, name, "no epsilon" if e is None else e, seed),
-                                order)
+                res = _run_cell(
+                    policy,
+                    means,
+                    horizon,
+                    n_runs,
+                    derive_seed(_EXPERIMENT, alg, name, "no epsilon" if e is None else e, seed),
+                    order,
+                )
                 res.label = alg
                 res.params = dict(res.params, instance=name)
                 cells.append({"algorithm": alg, "instance": name, "epsilon": e, "result": res,

@@ -26,11 +26,32 @@ import numpy as np
 from ._validation import as_float_array, check_positive, show
 from .simulate import Result
 
-__all__ = ["STYLE", "use_style", "color_of", "style_of", "sweep_styles", "subplots", "regret", "errorbar",
-           "shared_legend", "export", "plotted_rows", "display_scale", "LABEL_ORDER",
-           "COLUMN_WIDTH_PX", "FIGURE_WIDTH_IN", "MIN_FONT_PT", "CSS_PX_PER_INCH",
-           "EXPORT_DPI", "FIGURE_DIR_ENV", "FIGURE_PAGE_ENV", "ALGORITHM_LABELS", "VARIANT_LABELS", "MECHANISM_LABELS",
-           "COUNTER_LABELS"]
+__all__ = [
+    "STYLE",
+    "use_style",
+    "color_of",
+    "style_of",
+    "sweep_styles",
+    "subplots",
+    "regret",
+    "errorbar",
+    "shared_legend",
+    "export",
+    "plotted_rows",
+    "display_scale",
+    "LABEL_ORDER",
+    "COLUMN_WIDTH_PX",
+    "FIGURE_WIDTH_IN",
+    "MIN_FONT_PT",
+    "CSS_PX_PER_INCH",
+    "EXPORT_DPI",
+    "FIGURE_DIR_ENV",
+    "FIGURE_PAGE_ENV",
+    "ALGORITHM_LABELS",
+    "VARIANT_LABELS",
+    "MECHANISM_LABELS",
+    "COUNTER_LABELS",
+]
 
 #: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
 #: 1280 x 800 window (headless Chromium, built primer page: a 1411 px PNG was shown 672 px wide;
@@ -158,8 +179,14 @@ def sweep_styles(n: int) -> List[Dict[str, Any]]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     cmap = mpl.colormaps["viridis"]
-    return [{"color": cmap(0.85 * i / max(n - 1, 1)), "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
-             "marker": _MARKERS[i % len(_MARKERS)]} for i in range(n)]
+    return [
+        {
+            "color": cmap(0.85 * i / max(n - 1, 1)),
+            "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+        }
+        for i in range(n)
+    ]
 
 
 def color_of(label: str) -> str:
@@ -190,7 +217,9 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if ncols > 2:
-        raise ValueError(f"ncols must be at most 2 (panels stay legible in the column), got {ncols!r}")
+        raise ValueError(
+            f"ncols must be at most 2 (panels stay legible in the column), got {ncols!r}"
+        )
     if not isinstance(height, (int, float)) or not 0.3 <= height <= 3:
         raise ValueError(f"height must be a number in [0.3, 3], got {height!r}")
     if "figsize" in kwargs:

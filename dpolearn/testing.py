@@ -239,7 +239,9 @@ class _Checker:
     def interface(self, policy):
         problems = []
         if not isinstance(policy, Policy):
-            return [f"the factory must return a dpolearn.policy.Policy, got {type(policy).__name__}"]
+            return [
+                f"the factory must return a dpolearn.policy.Policy, got {type(policy).__name__}"
+            ]
         if not isinstance(getattr(policy, "label", None), str):
             problems.append(f"label must be a str, got {getattr(policy, 'label', None)!r}")
         if getattr(policy, "feedback", None) not in ("bandit", "full"):

@@ -177,7 +177,9 @@ def test_epsilon_sweep_batch_agrees_with_separate_runs(cls):
                      progress=False).split(2)
     for e, part in zip(eps, parts):
         single = simulate(cls(epsilon=e), env, T, n, seed=2, progress=False)
-        assert abs(part.final_mean - single.final_mean) < 4 * np.hypot(part.final_se, single.final_se)
+        assert abs(part.final_mean - single.final_mean) < 4 * np.hypot(
+            part.final_se, single.final_se
+        )
 
 
 # ---- privacy ------------------------------------------------------------------------------------

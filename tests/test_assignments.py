@@ -40,23 +40,39 @@ from otter_sets import exercise_numbers  # noqa: E402
 # could plausibly make, and each must be caught by a hidden test of its question.
 WRONG_ANSWERS = {
     "set1": [
-        ("q1_3", "return max(1.0 / k, advanced_eps0(k, delta_prime))",
-         "return advanced_eps0(k, delta_prime)"),                         # forgets basic composition
-        ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),   # half the noise
-        ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),      # misses 2^L
-        ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),   # batch of 2^r pulls
-        ("q1_12", "mu_floor = math.sqrt(math.floor(float(sampling_budget(T, alpha)))",
-         "mu_floor = math.sqrt((float(sampling_budget(T, alpha)))"),       # forgets the floor
+        (
+            "q1_3",
+            "return max(1.0 / k, advanced_eps0(k, delta_prime))",
+            "return advanced_eps0(k, delta_prime)",
+        ),  # forgets basic composition
+        ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),  # half the noise
+        ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),  # misses 2^L
+        ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),  # batch of 2^r pulls
+        (
+            "q1_12",
+            "mu_floor = math.sqrt(math.floor(float(sampling_budget(T, alpha)))",
+            "mu_floor = math.sqrt((float(sampling_budget(T, alpha)))",
+        ),  # forgets the floor
     ],
     "set2": [
-        ("q2_3", "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
-         "honest_one_dp = {c for c in configs if c[1] <= 1.0}"),             # trusts the nominal epsilon
+        (
+            "q2_3",
+            "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
+            "honest_one_dp = {c for c in configs if c[1] <= 1.0}",
+        ),  # trusts the nominal epsilon
         ("q2_10", "d = math.ceil(math.log2(complexity))", "d = math.floor(math.log2(complexity))"),
     ],
     "set3": [
-        ("q3_4", "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2 - 1e-9)  # SOLUTION",
-         "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2) + 1"),
-        ("q3_13", "g = 2 / (math.exp(0.5) - 1)", "g = 2 / (math.exp(1.5) - 1)"),   # loss 1.5 read as e^1.5
+        (
+            "q3_4",
+            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2 - 1e-9)  # SOLUTION",
+            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2) + 1",
+        ),
+        (
+            "q3_13",
+            "g = 2 / (math.exp(0.5) - 1)",
+            "g = 2 / (math.exp(1.5) - 1)",
+        ),  # loss 1.5 read as e^1.5
     ],
 }
 
@@ -102,8 +118,15 @@ def _otter_run(submission: Path, set_name: str, out_dir: Path) -> dict[str, tupl
 def built():
     """Run ``make assignments`` once (the stamp prerequisite is taken as up to date)."""
     env = dict(os.environ, DPOLEARN_PROGRESS="0")
-    proc = subprocess.run(["make", "-o", ".venv/.installed", "assignments", f"BIN={BIN}"], check=False,
-                          cwd=ROOT, capture_output=True, text=True, timeout=1200, env=env)
+    proc = subprocess.run(
+        ["make", "-o", ".venv/.installed", "assignments", f"BIN={BIN}"],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return OUT
 
@@ -133,10 +156,14 @@ def test_student_notebook_has_no_solutions(built, set_name):
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "hidden: true", "**Answer.**"):
         assert marker not in student, f"{set_name}: student notebook contains {marker!r}"
     leaked = [t for t in _solution_texts(set_name) if t in student]
-    assert not leaked, f"{set_name}: solution or hidden-test text in the student notebook: {leaked[:5]}"
+    assert not leaked, (
+        f"{set_name}: solution or hidden-test text in the student notebook: {leaked[:5]}"
+    )
     checks = {m.group(1) for c in nb.cells if c.cell_type == "code"
               for m in re.finditer(r'grader\.check\("(\w+)"\)', c.source)}
-    assert checks == _autograded_questions(set_name), "every autograded question needs a public check"
+    assert checks == _autograded_questions(set_name), (
+        "every autograded question needs a public check"
+    )
 
 
 def _wrong_answer_notebook(set_name: str, path: Path) -> Path:
@@ -173,11 +200,16 @@ def grades(built, tmp_path_factory):
 def test_committed_student_notebook_is_current(built, set_name):
     """The Assignments page links assignments/student/<set>.ipynb: it must be today's build."""
     committed = ROOT / "assignments" / "student" / f"{set_name}.ipynb"
-    assert committed.exists(), f"missing {committed}: run python assignments/otter_sets.py --sync-student"
+    assert committed.exists(), (
+        f"missing {committed}: run python assignments/otter_sets.py --sync-student"
+    )
+
     def cells(path):
         return [(c.cell_type, c.source) for c in nbformat.read(path, as_version=4).cells]
-    assert cells(committed) == cells(built / set_name / f"{set_name}.ipynb"), \
-        f"{committed.name} is stale: run python assignments/otter_sets.py --sync-student and commit it"
+    assert cells(committed) == cells(built / set_name / f"{set_name}.ipynb"), (
+        f"{committed.name} is stale: run python assignments/otter_sets.py --sync-student "
+        "and commit it"
+    )
 
 
 @pytest.mark.parametrize("set_name", SETS)
@@ -215,8 +247,12 @@ def test_rendered_exercise_numbers_match_the_notebooks(quick_book):
 
     numbers = exercise_numbers()
     page = BeautifulSoup((quick_book.html / "book" / "assignments.html").read_text(), "html.parser")
-    links = [(m.group(1), a.get_text(strip=True)) for a in page.find_all("a", href=True)
-             if (m := re.search(r"#(ex-[\w-]+)$", a["href"])) and a.get_text(strip=True).startswith("Exercise")]
+    links = [
+        (m.group(1), a.get_text(strip=True))
+        for a in page.find_all("a", href=True)
+        if (m := re.search(r"#(ex-[\w-]+)$", a["href"]))
+        and a.get_text(strip=True).startswith("Exercise")
+    ]
     assert len(links) >= len(question_numbers()), "the page should link every question's exercise"
     wrong = [(label, text) for label, text in links if text != f"Exercise {numbers[label][0]}"]
     assert not wrong, f"rendered numbers differ from the notebooks': {wrong}"

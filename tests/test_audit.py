@@ -554,14 +554,18 @@ def test_audit_trials_experiment_does_not_depend_on_jobs():
 
 def test_exact_epsilon_dispatch():
     assert A.exact_epsilon(LaplaceMechanism(epsilon=0.5), 1.0, 0.0) == pytest.approx(0.5)
-    assert A.exact_epsilon(LaplaceMechanism(epsilon=0.5, sensitivity=2.0), 1.0, 0.0) == pytest.approx(0.25)
+    assert A.exact_epsilon(
+        LaplaceMechanism(epsilon=0.5, sensitivity=2.0), 1.0, 0.0
+    ) == pytest.approx(0.25)
     em = ExponentialMechanism(epsilon=1.0)
     s, s2 = np.array([0.0, 0.0]), np.array([1.0, -1.0])
     # Gumbel noise of scale b = 2 is softmax(s / 2): by hand, selecting 1 has probability 1/2
     # on s and 1 / (1 + e) on s', so the loss is ln((1 + e) / 2)
     assert A.exact_epsilon(em, s, s2) == pytest.approx(math.log((1 + math.e) / 2))
-    far, far2 = np.array([0.0, 6.0]), np.array([1.0, 5.0])      # rare event: loss nears 1
-    assert A.exact_epsilon(em, far, far2) == pytest.approx(math.log((1 + math.e ** 3) / (1 + math.e ** 2)))
+    far, far2 = np.array([0.0, 6.0]), np.array([1.0, 5.0])  # rare event: loss nears 1
+    assert A.exact_epsilon(em, far, far2) == pytest.approx(
+        math.log((1 + math.e**3) / (1 + math.e**2))
+    )
     assert A.exact_epsilon(ReportNoisyMax(epsilon=1.0), s, s2) < 1.0
     with pytest.raises(ValueError, match="K = 2 or 3"):
         A.exact_epsilon(ReportNoisyMax(epsilon=1.0), np.zeros(4), np.ones(4))

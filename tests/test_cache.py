@@ -33,7 +33,8 @@ def _outer(scale, seed, jobs, progress):
 
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
-    """Two registered test experiments (``outer`` reads ``tiny`` through ``run``), a private cache."""
+    """Two registered test experiments (``outer`` reads ``tiny`` through ``run``) and a private
+    cache."""
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     registry.ids()                                   # load the real experiments first
     registry.register("test-cache-tiny", title="tiny")(_tiny)
@@ -182,15 +183,20 @@ WRITER = """
     path, tag, rounds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
     for i in range(rounds):
-        _cache.store(path, key, {"writer": tag, "round": i, "payload": np.full(20_000, tag * 1000 + i)})
+        payload = np.full(20_000, tag * 1000 + i)
+        _cache.store(path, key, {"writer": tag, "round": i, "payload": payload})
 """
 
 
 def test_concurrent_writers_never_expose_a_bad_entry(tmp_path):
     path = tmp_path / "entry.pkl"
     key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
-    writers = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(path), str(tag), "150"])
-               for tag in (1, 2)]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(WRITER), str(path), str(tag), "150"]
+        )
+        for tag in (1, 2)
+    ]
     seen = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)       # any bad read fails the test
@@ -223,7 +229,9 @@ def test_write_killed_midway_leaves_old_entry_or_none(tmp_path, existing):
     key = _cache.entry_key("test-cache-tiny", "quick", "0", "interrupt")
     if existing:
         _cache.store(path, key, {"calls": 1})
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(KILLED_AT_FSYNC), str(path)], check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(KILLED_AT_FSYNC), str(path)], check=False
+    )
     assert proc.returncode == -signal.SIGKILL
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)
@@ -235,7 +243,9 @@ def test_writer_killed_at_any_moment_leaves_a_sound_entry(tmp_path):
     path = tmp_path / "entry.pkl"
     key = _cache.entry_key("test-cache-tiny", "quick", "0", "concurrency")
     for delay in (0.05, 0.2, 0.5):
-        proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(path), "3", "100000"])
+        proc = subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(WRITER), str(path), "3", "100000"]
+        )
         time.sleep(delay + 1.0)                  # about 1 s to import numpy and dpolearn
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -256,8 +266,11 @@ def test_no_cache_reaches_a_book_experiment_nested_run(tmp_path, monkeypatch):
         calls.append(kw["seed"])
         return data
 
-    monkeypatch.setitem(registry._REGISTRY, "hu2021-regret",
-                        registry.Experiment(inner.id, inner.title, counted, inner.plot, inner.summary))
+    monkeypatch.setitem(
+        registry._REGISTRY,
+        "hu2021-regret",
+        registry.Experiment(inner.id, inner.title, counted, inner.plot, inner.summary),
+    )
     registry.run("hu2021-fig1", "quick", progress=False)
     assert calls == [], "by default the nested run reads the cache"
     registry.run("hu2021-fig1", "quick", progress=False, cache=False)

@@ -26,7 +26,9 @@ def test_list_prints_one_id_per_line():
 def test_run_writes_figures_data_and_summary(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, DPOLEARN_CACHE=str(cache))
-    out = _cli("run", "primer-ucb-ts", "--scale", "quick", "--out", str(tmp_path), "--quiet", env=env)
+    out = _cli(
+        "run", "primer-ucb-ts", "--scale", "quick", "--out", str(tmp_path), "--quiet", env=env
+    )
     assert out.returncode == 0, out.stderr
     target = tmp_path / "primer-ucb-ts"
     for name in ("figure.png", "figure.svg", "data.npz", "summary.csv"):
@@ -94,21 +96,27 @@ def env(tmp_path):
     return values
 
 
-@pytest.mark.parametrize("args, needles", [
-    (["run", "nope"], ["unknown experiment id", "nope"]),
-    (["run", "primer-ucb-ts", "nope", "zilch"], ["nope, zilch"]),
-    (["run"], ["give experiment ids or --all"]),
-    (["run", "primer-ucb-ts", "--all"], ["not both"]),
-    (["run", "primer-ucb-ts", "--jobs", "0"], ["--jobs must be >= 1, got 0"]),
-    (["run", "primer-ucb-ts", "--seed", "-3"], ["--seed must be >= 0, got -3"]),
-    (["run", "primer-ucb-ts", "--seed", "abc"], ["--seed", "'abc'"]),
-    (["run", "primer-ucb-ts", "--scale", "huge"], ["--scale", "'huge'"]),
-    (["run", "primer-ucb-ts", "--executor", "ray"], ["--executor", "'ray'"]),
-    (["run", "primer-ucb-ts", "--executor", "dask"], ["--scheduler ADDRESS"]),
-    (["run", "primer-ucb-ts", "--scheduler", "tcp://127.0.0.1:8786"], ["only used with --executor dask"]),
-    (["frobnicate"], ["frobnicate"]),
-    ([], ["command"]),
-])
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["run", "nope"], ["unknown experiment id", "nope"]),
+        (["run", "primer-ucb-ts", "nope", "zilch"], ["nope, zilch"]),
+        (["run"], ["give experiment ids or --all"]),
+        (["run", "primer-ucb-ts", "--all"], ["not both"]),
+        (["run", "primer-ucb-ts", "--jobs", "0"], ["--jobs must be >= 1, got 0"]),
+        (["run", "primer-ucb-ts", "--seed", "-3"], ["--seed must be >= 0, got -3"]),
+        (["run", "primer-ucb-ts", "--seed", "abc"], ["--seed", "'abc'"]),
+        (["run", "primer-ucb-ts", "--scale", "huge"], ["--scale", "'huge'"]),
+        (["run", "primer-ucb-ts", "--executor", "ray"], ["--executor", "'ray'"]),
+        (["run", "primer-ucb-ts", "--executor", "dask"], ["--scheduler ADDRESS"]),
+        (
+            ["run", "primer-ucb-ts", "--scheduler", "tcp://127.0.0.1:8786"],
+            ["only used with --executor dask"],
+        ),
+        (["frobnicate"], ["frobnicate"]),
+        ([], ["command"]),
+    ],
+)
 def test_bad_arguments_are_one_line_exit_2(main_in_process, tmp_path, args, needles):
     _refused(main_in_process(*args), *needles)
     assert not (tmp_path / "cache").exists(), "refused before any computation"
@@ -118,13 +126,19 @@ def test_bad_input_from_a_real_shell_is_one_line_exit_2(env):
     """The same checks end to end, in a child process (no traceback reaches the terminal)."""
     _refused(_cli("run", "nope", env=env), "unknown experiment id", "nope")
     _refused(_cli("run", "primer-ucb-ts", "--seed", "-3", env=env), "--seed must be >= 0, got -3")
-    _refused(_cli("run", "primer-ucb-ts", env=dict(env, DPOLEARN_SCALE="QUICK")), "DPOLEARN_SCALE", "'QUICK'")
+    _refused(
+        _cli("run", "primer-ucb-ts", env=dict(env, DPOLEARN_SCALE="QUICK")),
+        "DPOLEARN_SCALE",
+        "'QUICK'",
+    )
 
 
 def test_out_that_is_a_file_is_refused_before_computing(main_in_process, tmp_path):
     target = tmp_path / "a-file"
     target.write_text("x")
-    _refused(main_in_process("run", "primer-ucb-ts", "--out", str(target)), "--out", str(target), "file")
+    _refused(
+        main_in_process("run", "primer-ucb-ts", "--out", str(target)), "--out", str(target), "file"
+    )
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
 
@@ -132,7 +146,11 @@ def test_unwritable_out_is_refused_before_computing(main_in_process, tmp_path):
     # Running as root defeats file permissions, so use places no one can create a directory in.
     below_a_file = tmp_path / "a-file" / "results"
     (tmp_path / "a-file").write_text("x")
-    _refused(main_in_process("run", "primer-ucb-ts", "--out", str(below_a_file)), "--out", str(below_a_file))
+    _refused(
+        main_in_process("run", "primer-ucb-ts", "--out", str(below_a_file)),
+        "--out",
+        str(below_a_file),
+    )
     _refused(main_in_process("run", "primer-ucb-ts", "--out", "/proc/dpolearn-results"),
              "--out", "/proc/dpolearn-results", "writable")
     assert not (tmp_path / "cache").exists(), "refused before any computation"
@@ -143,15 +161,23 @@ def test_unwritable_out_is_refused_before_computing(main_in_process, tmp_path):
     ("DPOLEARN_PROGRESS", "maybe"), ("DPOLEARN_PROGRESS", "2"),
 ])
 def test_bad_environment_is_refused_before_computing(main_in_process, tmp_path, name, value):
-    _refused(main_in_process("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env={name: value}),
-             name, repr(value))
+    _refused(
+        main_in_process("run", "primer-ucb-ts", "--quiet", "--scale", "quick", env={name: value}),
+        name,
+        repr(value),
+    )
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
 
 def test_cache_variable_naming_a_file_is_refused(main_in_process, tmp_path):
     (tmp_path / "cache-file").write_text("x")
-    _refused(main_in_process("run", "primer-ucb-ts", env={"DPOLEARN_CACHE": str(tmp_path / "cache-file")}),
-             "DPOLEARN_CACHE", "file")
+    _refused(
+        main_in_process(
+            "run", "primer-ucb-ts", env={"DPOLEARN_CACHE": str(tmp_path / "cache-file")}
+        ),
+        "DPOLEARN_CACHE",
+        "file",
+    )
 
 
 @pytest.mark.parametrize("value, shown", [("0", False), ("off", False), ("No", False),
@@ -175,37 +201,52 @@ def test_corrupt_cache_entry_is_one_warning_line_and_replaced(env, tmp_path):
 
 # --- the registry's own checks --------------------------------------------------------------
 
-@pytest.mark.parametrize("call, error, needle", [
-    (lambda: dpl.experiments.run(3), TypeError, "id"),
-    (lambda: dpl.experiments.run("nope"), ValueError, "'nope'"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", "QUICK"), ValueError, "'QUICK'"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=-1), ValueError, "seed must be >= 0, got -1"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.int64(-1)), ValueError, "got -1"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=1.5), TypeError, "1.5"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=None), TypeError, "None"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed="abc"), TypeError, "'abc'"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=True), TypeError, "True"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.random.default_rng(0)), TypeError, "Generator"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", jobs=0), ValueError, "jobs"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", progress="no"), TypeError, "progress"),
-    (lambda: dpl.experiments.run("primer-ucb-ts", cache="no"), TypeError, "cache"),
-    (lambda: dpl.experiments.figure("primer-ucb-ts", [1]), TypeError, "data"),
-    (lambda: dpl.experiments.scale("Paper"), ValueError, "'Paper'"),
-    (lambda: dpl.experiments.scale(1), TypeError, "1"),
-    (lambda: dpl.experiments.set_scale("big"), ValueError, "'big'"),
-    (lambda: dpl.experiments.derive_seed(), ValueError, "at least one key"),
-    (lambda: dpl.experiments.derive_seed("x", object), TypeError, "keys"),
-    (lambda: dpl.experiments.derive_seed("x", [1, 2]), TypeError, "[1, 2]"),
-    (lambda: dpl.experiments.parallel_map(3, [1]), TypeError, "fn"),
-    (lambda: dpl.experiments.parallel_map(abs, 3), TypeError, "tasks"),
-    (lambda: dpl.experiments.parallel_map(abs, [1], jobs=0), ValueError, "jobs"),
-    (lambda: dpl.experiments.parallel_map(abs, [1], jobs=2.0), TypeError, "jobs"),
-    (lambda: dpl.experiments.set_executor("ray"), ValueError, "'ray'"),
-    (lambda: dpl.experiments.set_executor("dask"), ValueError, "scheduler"),
-    (lambda: dpl.experiments.set_executor("dask", scheduler=8786), TypeError, "8786"),
-    (lambda: dpl.experiments.set_executor("local", scheduler="tcp://x:1"), ValueError, "scheduler"),
-    (lambda: dpl.experiments.check_out_dir(3), TypeError, "3"),
-])
+@pytest.mark.parametrize(
+    "call, error, needle",
+    [
+        (lambda: dpl.experiments.run(3), TypeError, "id"),
+        (lambda: dpl.experiments.run("nope"), ValueError, "'nope'"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", "QUICK"), ValueError, "'QUICK'"),
+        (
+            lambda: dpl.experiments.run("primer-ucb-ts", seed=-1),
+            ValueError,
+            "seed must be >= 0, got -1",
+        ),
+        (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.int64(-1)), ValueError, "got -1"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", seed=1.5), TypeError, "1.5"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", seed=None), TypeError, "None"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", seed="abc"), TypeError, "'abc'"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", seed=True), TypeError, "True"),
+        (
+            lambda: dpl.experiments.run("primer-ucb-ts", seed=np.random.default_rng(0)),
+            TypeError,
+            "Generator",
+        ),
+        (lambda: dpl.experiments.run("primer-ucb-ts", jobs=0), ValueError, "jobs"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", progress="no"), TypeError, "progress"),
+        (lambda: dpl.experiments.run("primer-ucb-ts", cache="no"), TypeError, "cache"),
+        (lambda: dpl.experiments.figure("primer-ucb-ts", [1]), TypeError, "data"),
+        (lambda: dpl.experiments.scale("Paper"), ValueError, "'Paper'"),
+        (lambda: dpl.experiments.scale(1), TypeError, "1"),
+        (lambda: dpl.experiments.set_scale("big"), ValueError, "'big'"),
+        (lambda: dpl.experiments.derive_seed(), ValueError, "at least one key"),
+        (lambda: dpl.experiments.derive_seed("x", object), TypeError, "keys"),
+        (lambda: dpl.experiments.derive_seed("x", [1, 2]), TypeError, "[1, 2]"),
+        (lambda: dpl.experiments.parallel_map(3, [1]), TypeError, "fn"),
+        (lambda: dpl.experiments.parallel_map(abs, 3), TypeError, "tasks"),
+        (lambda: dpl.experiments.parallel_map(abs, [1], jobs=0), ValueError, "jobs"),
+        (lambda: dpl.experiments.parallel_map(abs, [1], jobs=2.0), TypeError, "jobs"),
+        (lambda: dpl.experiments.set_executor("ray"), ValueError, "'ray'"),
+        (lambda: dpl.experiments.set_executor("dask"), ValueError, "scheduler"),
+        (lambda: dpl.experiments.set_executor("dask", scheduler=8786), TypeError, "8786"),
+        (
+            lambda: dpl.experiments.set_executor("local", scheduler="tcp://x:1"),
+            ValueError,
+            "scheduler",
+        ),
+        (lambda: dpl.experiments.check_out_dir(3), TypeError, "3"),
+    ],
+)
 def test_registry_refuses_bad_input(tmp_path, monkeypatch, call, error, needle):
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     with pytest.raises(error) as info:
@@ -262,7 +303,10 @@ def test_derive_seed_reads_seed_sequences_without_advancing_them():
     other = dpl.experiments.derive_seed("fig", np.random.SeedSequence(2025))
     assert other.entropy != first.entropy
     # integers seed as before: the same keys, the same bits
-    assert dpl.experiments.derive_seed("fig", 1, 0.5).entropy == dpl.experiments.derive_seed("fig", 1, 0.5).entropy
+    assert (
+        dpl.experiments.derive_seed("fig", 1, 0.5).entropy
+        == dpl.experiments.derive_seed("fig", 1, 0.5).entropy
+    )
 
 
 @pytest.mark.parametrize("id, title, error", [
@@ -289,15 +333,23 @@ def test_run_with_a_seed_sequence_is_reproducible_and_leaves_it_unchanged(tmp_pa
 
 def test_derive_seed_accepts_none_as_a_key():
     """A non-private row (epsilon None) is a legitimate key, distinct from any number."""
-    assert dpl.experiments.derive_seed("x", None, 0).entropy == dpl.experiments.derive_seed("x", None, 0).entropy
-    assert dpl.experiments.derive_seed("x", None, 0).entropy != dpl.experiments.derive_seed("x", 0, 0).entropy
+    assert (
+        dpl.experiments.derive_seed("x", None, 0).entropy
+        == dpl.experiments.derive_seed("x", None, 0).entropy
+    )
+    assert (
+        dpl.experiments.derive_seed("x", None, 0).entropy
+        != dpl.experiments.derive_seed("x", 0, 0).entropy
+    )
 
 
 def test_compute_must_return_a_dict(tmp_path, monkeypatch):
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     registry = dpl.experiments.registry
     registry.ids()
-    registry.register("test-cli-not-a-dict", title="bad")(lambda scale, seed, jobs, progress: [1, 2])
+    registry.register("test-cli-not-a-dict", title="bad")(
+        lambda scale, seed, jobs, progress: [1, 2]
+    )
     try:
         with pytest.raises(TypeError, match="'test-cli-not-a-dict' returned a list"):
             dpl.experiments.run("test-cli-not-a-dict", "quick")

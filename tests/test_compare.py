@@ -240,7 +240,9 @@ def test_batch_cells_carry_the_scalar_configuration(label, tiny):
         assert one.guarantee == c["result"].guarantee
         np.testing.assert_array_equal(one.checkpoints, c["result"].checkpoints)
         if e is not None:
-            assert c["result"].params.get("epsilon", e) == pytest.approx(one.params.get("epsilon", e))
+            assert c["result"].params.get("epsilon", e) == pytest.approx(
+                one.params.get("epsilon", e)
+            )
 
 
 def test_results_do_not_depend_on_jobs(tiny):
@@ -251,7 +253,11 @@ def test_results_do_not_depend_on_jobs(tiny):
     finally:
         cmp.SIZES["quick"] = old
     for a, b in zip(tiny["bandits"]["cells"], again["cells"]):
-        assert (a["algorithm"], a["instance"], a["epsilon"]) == (b["algorithm"], b["instance"], b["epsilon"])
+        assert (a["algorithm"], a["instance"], a["epsilon"]) == (
+            b["algorithm"],
+            b["instance"],
+            b["epsilon"],
+        )
         np.testing.assert_array_equal(a["result"].regret, b["result"].regret)
 
 
@@ -278,12 +284,20 @@ def test_summary_rows(tiny):
 def test_winners_uses_two_standard_errors():
     def res(mean, se, label):
         n = 4
-        reg = np.full((n, 1), mean) + se * np.sqrt(n) * np.array([[-1], [1], [-1], [1]]) / math.sqrt(4 / 3)
+        reg = np.full((n, 1), mean) + se * np.sqrt(n) * np.array(
+            [[-1], [1], [-1], [1]]
+        ) / math.sqrt(4 / 3)
         return dpl.Result(reg, np.array([10]), np.zeros((n, 2)), label, 10, n, 0)
 
-    data = {"epsilons": (1.0,), "algorithms": ["A", "B"], "leaderboard_instances": ("i",),
-            "cells": [{"algorithm": "A", "instance": "i", "epsilon": 1.0, "result": res(10, 1, "A")},
-                      {"algorithm": "B", "instance": "i", "epsilon": 1.0, "result": res(12, 1, "B")}]}
+    data = {
+        "epsilons": (1.0,),
+        "algorithms": ["A", "B"],
+        "leaderboard_instances": ("i",),
+        "cells": [
+            {"algorithm": "A", "instance": "i", "epsilon": 1.0, "result": res(10, 1, "A")},
+            {"algorithm": "B", "instance": "i", "epsilon": 1.0, "result": res(12, 1, "B")},
+        ],
+    }
     w = cmp.winners(data, labels=["A", "B"])[0]
     assert w["best"] == "A" and w["second"] == "B"
     assert w["z"] == pytest.approx(2 / math.sqrt(2), rel=1e-6)
@@ -295,10 +309,16 @@ def test_figures_and_outputs(tiny, tmp_path):
         fig = dpl.experiments.figure(id_, data)
         assert len(fig.axes) >= 2
         plt.close(fig)
-    gap = {"cells": [c for c in tiny["bandits"]["cells"] if c["instance"].startswith("2 arms, gap")],
-           "gaps": cmp.GAPS, "instances": [f"2 arms, gap {g:g}" for g in cmp.GAPS],
-           "epsilons": cmp.EPSILONS, "algorithms": list(cmp.BANDIT_ALGORITHMS),
-           "horizon": TINY["horizon"], "n_runs": TINY["n_runs"], "panel_epsilons": (0.5, 2.0)}
+    gap = {
+        "cells": [c for c in tiny["bandits"]["cells"] if c["instance"].startswith("2 arms, gap")],
+        "gaps": cmp.GAPS,
+        "instances": [f"2 arms, gap {g:g}" for g in cmp.GAPS],
+        "epsilons": cmp.EPSILONS,
+        "algorithms": list(cmp.BANDIT_ALGORITHMS),
+        "horizon": TINY["horizon"],
+        "n_runs": TINY["n_runs"],
+        "panel_epsilons": (0.5, 2.0),
+    }
     plt.close(dpl.experiments.figure("compare-gap", gap))
     target = dpl.experiments.write_outputs("compare-fullinfo", tiny["fullinfo"], tmp_path)
     with open(target / "summary.csv") as fh:
@@ -331,8 +351,14 @@ def test_winners_deterministic_cells():
                           10, 3, 0)
 
     for other, clear in ((4590.0, False), (4600.0, True)):
-        data = {"epsilons": (1.0,), "algorithms": ["A", "B"], "leaderboard_instances": ("i",),
-                "cells": [{"algorithm": "A", "instance": "i", "epsilon": 1.0, "result": res(4590, "A")},
-                          {"algorithm": "B", "instance": "i", "epsilon": 1.0, "result": res(other, "B")}]}
+        data = {
+            "epsilons": (1.0,),
+            "algorithms": ["A", "B"],
+            "leaderboard_instances": ("i",),
+            "cells": [
+                {"algorithm": "A", "instance": "i", "epsilon": 1.0, "result": res(4590, "A")},
+                {"algorithm": "B", "instance": "i", "epsilon": 1.0, "result": res(other, "B")},
+            ],
+        }
         w = cmp.winners(data, labels=["A", "B"])[0]
         assert w["clear"] is clear

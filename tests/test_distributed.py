@@ -77,7 +77,8 @@ def test_cli_on_a_dask_cluster_gives_the_bits_of_jobs_1(cluster, tmp_path):
 
 
 def test_set_executor_in_python_gives_the_bits_of_jobs_1(cluster, tmp_path, monkeypatch):
-    """Several tasks of different lengths: results come back in task order, whoever finishes first."""
+    """Several tasks of different lengths: results come back in task order, whoever finishes
+    first."""
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     exp = "wu2025-regret-vs-eps"
     local = dpl.experiments.run(exp, "quick", jobs=1, progress=False, cache=False)

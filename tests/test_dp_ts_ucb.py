@@ -210,7 +210,9 @@ def test_budget_then_ucb_phase(alpha, T):
     draws = np.array([s["theta"][0, 1] for s in snaps[K:K + n_budget]])
     ucb = np.array([s["theta"][0, 1] for s in snaps[K + n_budget:]])
     assert np.all(ucb == max(0.0, draws.max()))
-    assert snaps[K + n_budget - 1]["h"][0, 1] == pytest.approx(phi - n_budget)   # h = phi - floor(phi) < 1
+    assert snaps[K + n_budget - 1]["h"][0, 1] == pytest.approx(
+        phi - n_budget
+    )  # h = phi - floor(phi) < 1
 
 
 def test_ceil_budget_and_max_init():

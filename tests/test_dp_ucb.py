@@ -209,8 +209,12 @@ def test_guarantees_and_claims():
     np.testing.assert_allclose(g.epsilon, [1.0, 0.1])
 
 
-ALL = [lambda e: DPUCBBound(epsilon=e, split="paper"), lambda e: DPUCB(epsilon=e),
-       lambda e: DPUCBInt(epsilon=np.minimum(e, 1.0) / 10), lambda e: PrivateUCB(epsilon=e, horizon=500)]
+ALL = [
+    lambda e: DPUCBBound(epsilon=e, split="paper"),
+    lambda e: DPUCB(epsilon=e),
+    lambda e: DPUCBInt(epsilon=np.minimum(e, 1.0) / 10),
+    lambda e: PrivateUCB(epsilon=e, horizon=500),
+]
 
 
 @pytest.mark.parametrize("make", ALL)

@@ -32,7 +32,9 @@ class UnitNoise(np.random.Generator):
         return loc + np.array(s, dtype=float)
 
     def beta(self, a, b, size=None):
-        return np.asarray(a, dtype=float) / (np.asarray(a, dtype=float) + np.asarray(b, dtype=float))
+        return np.asarray(a, dtype=float) / (
+            np.asarray(a, dtype=float) + np.asarray(b, dtype=float)
+        )
 
 
 def unit_rng(seed=0):
@@ -60,8 +62,17 @@ MEANS5 = (0.75, 0.625, 0.5, 0.375, 0.25)
 
 
 # --------------------------------------------------------------------------- validation
-@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-1, ValueError), (float("nan"), ValueError),
-                                      ("1", TypeError), (None, TypeError), ([1.0, -2.0], ValueError)])
+@pytest.mark.parametrize(
+    "bad, exc",
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        ("1", TypeError),
+        (None, TypeError),
+        ([1.0, -2.0], ValueError),
+    ],
+)
 def test_invalid_epsilon(bad, exc):
     with pytest.raises(exc, match="epsilon"):
         DPTS(epsilon=bad)
@@ -482,7 +493,7 @@ def test_hu2022_claims_logic():
     from dpolearn.simulate import Result
 
     def fake(final, spread):
-        reg = np.array([[final - spread], [final + spread]], dtype=float)     # mean final, se spread
+        reg = np.array([[final - spread], [final + spread]], dtype=float)  # mean final, se spread
         return Result(reg, np.array([10]), np.zeros((2, 2)), "x", 10, 2, 0)
 
     finals = {"DP-TS": 10.0, "Lazy-DP-TS": 20.0, "Anytime-Lazy-UCB": 100.0, "DP-SE": 21.0,
@@ -490,7 +501,9 @@ def test_hu2022_claims_logic():
     data = {"epsilons": (500.0, 1.0), "results": {}}
     for e in data["epsilons"]:
         for name, f in finals.items():
-            data["results"][(name, e)] = fake(f if e > 1 else f * (50 if name == "DP-TS" else 1), 1.0)
+            data["results"][(name, e)] = fake(
+                f if e > 1 else f * (50 if name == "DP-TS" else 1), 1.0
+            )
     out = hu2022.claims(data)
     big, small = out
     assert big["(i) DP-TS < Lazy-DP-TS"] is True

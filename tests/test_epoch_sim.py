@@ -58,29 +58,41 @@ def test_two_point_epoch_sums_match_per_round_sums():
     for j in range(2):
         se = np.hypot(G[:, j].std(), per_round[:, j].std()) / np.sqrt(runs)
         assert abs(G[:, j].mean() - per_round[:, j].mean()) <= 4.5 * se + 1e-12
-        assert abs(G[:, j].mean() - n * inst.means[j]) <= 4.5 * G[:, j].std() / np.sqrt(runs) + 1e-12
+        assert (
+            abs(G[:, j].mean() - n * inst.means[j]) <= 4.5 * G[:, j].std() / np.sqrt(runs) + 1e-12
+        )
     Gr = epoch_loss_sums(inst, n, True, runs, rng)
-    assert np.allclose(Gr, np.round(Gr)) and abs(Gr[:, 1].mean() - n * 0.34) < 4.5 * np.sqrt(n * 0.34 * 0.66 / runs)
+    assert np.allclose(Gr, np.round(Gr)) and abs(Gr[:, 1].mean() - n * 0.34) < 4.5 * np.sqrt(
+        n * 0.34 * 0.66 / runs
+    )
 
 
 def test_resampling_changes_nothing_on_bernoulli_instances():
     env = dpl.BernoulliExperts([0.4, 0.6, 0.6])
-    a = dpl.simulate(PerRound(epsilon=0.5, resample=False), env, 63, 3000, seed=3, checkpoints=[7, 63])
-    b = dpl.simulate(PerRound(epsilon=0.5, resample=True), env, 63, 3000, seed=4, checkpoints=[7, 63])
+    a = dpl.simulate(
+        PerRound(epsilon=0.5, resample=False), env, 63, 3000, seed=3, checkpoints=[7, 63]
+    )
+    b = dpl.simulate(
+        PerRound(epsilon=0.5, resample=True), env, 63, 3000, seed=4, checkpoints=[7, 63]
+    )
     assert close_means(a, b)
 
 
 def test_reward_kind_is_loss_one_minus_reward():
     a = dpl.simulate(RNMFTNL(epsilon=1.0), dpl.BernoulliExperts([0.6, 0.4, 0.4], kind="reward"),
                      2 ** 12, 2000, seed=5)
-    b = dpl.simulate(RNMFTNL(epsilon=1.0), dpl.BernoulliExperts([0.4, 0.6, 0.6]), 2 ** 12, 2000, seed=6)
+    b = dpl.simulate(
+        RNMFTNL(epsilon=1.0), dpl.BernoulliExperts([0.4, 0.6, 0.6]), 2**12, 2000, seed=6
+    )
     assert close_means(a, b)
 
 
 def test_simulate_epochs_deterministic_matches_exact_and_fixed_sequence():
     mu = np.array([0.0, 0.3, 0.3, 1.0, 1.0])
     T = 255
-    exact = exact_regret_deterministic(mu, epsilon=1.0, noise="laplace", horizon=np.array([7, 64, T]))
+    exact = exact_regret_deterministic(
+        mu, epsilon=1.0, noise="laplace", horizon=np.array([7, 64, T])
+    )
     ep = simulate_epochs(RNMFTNL(epsilon=1.0), TwoPointLosses.deterministic(mu), T, 4000, seed=7,
                          checkpoints=[7, 64, T])
     assert np.all(np.abs(ep.mean() - exact) <= 4.5 * ep.se())
@@ -117,7 +129,9 @@ def test_regret_vs_T_up_to_2_pow_30_in_seconds():
 
 
 # --- exact selection probabilities --------------------------------------------------------------
-SCORES = np.array([0.0, 0.0, -0.4, -0.4, -0.4, -1.1, -1.1, -2.0, -2.0, -2.0])   # 10 actions, 4 groups
+SCORES = np.array(
+    [0.0, 0.0, -0.4, -0.4, -0.4, -1.1, -1.1, -2.0, -2.0, -2.0]
+)  # 10 actions, 4 groups
 
 
 @pytest.mark.parametrize("noise", NOISES)
@@ -141,7 +155,9 @@ def test_rnm_probabilities_match_quadrature(noise, beta):
 
 def test_gumbel_is_exponential_mechanism_and_beta_zero_is_argmax():
     em = ExponentialMechanism(epsilon=1.3)
-    np.testing.assert_allclose(rnm_probabilities(SCORES, "gumbel", 2 / 1.3), em.probabilities(SCORES))
+    np.testing.assert_allclose(
+        rnm_probabilities(SCORES, "gumbel", 2 / 1.3), em.probabilities(SCORES)
+    )
     assert rnm_probabilities(SCORES, "laplace", 0.0).tolist() == [1.0] + [0.0] * 9
 
 
@@ -173,16 +189,27 @@ def test_example_means():
     np.testing.assert_allclose(CORRECTED.means, [0.3, 0.34])
 
 
-@pytest.mark.parametrize("inst, n, eps, b0, b1", [
-    (PRINTED, 1, np.inf, 0.2000, 0.4900), (PRINTED, 1, 2, 0.4948, 0.4955), (PRINTED, 1, 1, 0.4975, 0.4976),
-    (CORRECTED, 1, np.inf, 0.8000, 0.4800), (CORRECTED, 1, 2, 0.4913, 0.4910),
-    (CORRECTED, 1, 1, 0.4952, 0.4952), (CORRECTED, 1, 10, 0.5092, 0.4805),
-    (CORRECTED, 1, 50, 0.7261, 0.4800), (CORRECTED, 2, np.inf, 0.6400, 0.4687),
-    (CORRECTED, 2, 2, 0.4828, 0.4835), (CORRECTED, 2, 1, 0.4904, 0.4906),
-    (CORRECTED, 2, 10, 0.4932, 0.4693), (CORRECTED, 2, 50, 0.6325, 0.4687),
-    (CORRECTED, 8, np.inf, 0.5033, 0.4333), (CORRECTED, 8, 2, 0.4359, 0.4510),
-    (CORRECTED, 8, 1, 0.4630, 0.4674),
-])
+@pytest.mark.parametrize(
+    "inst, n, eps, b0, b1",
+    [
+        (PRINTED, 1, np.inf, 0.2000, 0.4900),
+        (PRINTED, 1, 2, 0.4948, 0.4955),
+        (PRINTED, 1, 1, 0.4975, 0.4976),
+        (CORRECTED, 1, np.inf, 0.8000, 0.4800),
+        (CORRECTED, 1, 2, 0.4913, 0.4910),
+        (CORRECTED, 1, 1, 0.4952, 0.4952),
+        (CORRECTED, 1, 10, 0.5092, 0.4805),
+        (CORRECTED, 1, 50, 0.7261, 0.4800),
+        (CORRECTED, 2, np.inf, 0.6400, 0.4687),
+        (CORRECTED, 2, 2, 0.4828, 0.4835),
+        (CORRECTED, 2, 1, 0.4904, 0.4906),
+        (CORRECTED, 2, 10, 0.4932, 0.4693),
+        (CORRECTED, 2, 50, 0.6325, 0.4687),
+        (CORRECTED, 8, np.inf, 0.5033, 0.4333),
+        (CORRECTED, 8, 2, 0.4359, 0.4510),
+        (CORRECTED, 8, 1, 0.4630, 0.4674),
+    ],
+)
 def test_resampling_example_probabilities(inst, n, eps, b0, b1):
     beta = 0.0 if np.isinf(eps) else 2.0 / eps
     got0 = two_action_probability(inst, n, resample=False, noise="laplace", beta=beta)
@@ -214,7 +241,10 @@ def test_exact_regret_two_actions_hand_value():
     assert abs(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="gumbel") - hand) < 1e-10
     # Exp: P(J = 1) = P(Q_2 - Q_1 > x) = exp(-x / beta) / 2 for x > 0
     hand_exp = 0.5 + sum(2 ** m * 0.5 * np.exp(-(2 ** (m - 1)) / 2) for m in range(1, 14))
-    assert abs(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="exponential") - hand_exp) < 1e-9
+    assert (
+        abs(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="exponential") - hand_exp)
+        < 1e-9
+    )
 
 
 @pytest.mark.parametrize("noise, scale, values", [
@@ -227,7 +257,10 @@ def test_exact_regret_two_level_reference_values(noise, scale, values):
     # eps R(inf) on the two-level instance with eps * Delta = 1
     for K, v in values.items():
         mu = np.r_[0.0, np.ones(K - 1)]
-        assert abs(exact_regret_deterministic(mu, epsilon=1.0, noise=noise, noise_factor=scale) - v) < 1.5e-3
+        assert (
+            abs(exact_regret_deterministic(mu, epsilon=1.0, noise=noise, noise_factor=scale) - v)
+            < 1.5e-3
+        )
 
 
 @pytest.mark.parametrize("noise", NOISES)
@@ -240,7 +273,9 @@ def test_exact_regret_scale_invariance_and_limits(noise):
     R = exact_regret_deterministic(mu, epsilon=0.5, noise=noise, horizon=T)
     assert np.all(np.diff(R) >= -1e-12)
     assert abs(R[-1] - exact_regret_deterministic(mu, epsilon=0.5, noise=noise)) < 1e-8 * R[-1]
-    first = exact_regret_deterministic(mu, epsilon=0.5, noise=noise, horizon=1, first_action="first")
+    first = exact_regret_deterministic(
+        mu, epsilon=0.5, noise=noise, horizon=1, first_action="first"
+    )
     assert first == 0.0
 
 
@@ -251,8 +286,12 @@ def test_exact_regret_per_round_definition_small_T():
     for T in range(1, 20):
         total = 0.0
         for t in range(1, T + 1):
-            m = int(t).bit_length() - 1                                   # I_t = J_{r(t) - 1}
-            p = np.full(3, 1 / 3) if m == 0 else rnm_probabilities(-(2 ** (m - 1)) * d, "laplace", 2.0)
+            m = int(t).bit_length() - 1  # I_t = J_{r(t) - 1}
+            p = (
+                np.full(3, 1 / 3)
+                if m == 0
+                else rnm_probabilities(-(2 ** (m - 1)) * d, "laplace", 2.0)
+            )
             total += d @ p
         assert abs(exact_regret_deterministic(mu, epsilon=1.0, horizon=T) - total) < 1e-12
 
@@ -266,7 +305,7 @@ def test_exact_regret_invalid():
         exact_regret_deterministic([[0.0, 1.0]], epsilon=1.0)
 
 
-# --- Lemma 6 of Wu and Wang: monotonicity under resampling -----------------------------------------
+# --- Lemma 6 of Wu and Wang: monotonicity under resampling ---------------------------------
 @pytest.mark.parametrize("noise", NOISES)
 def test_lemma6_monotone_selection_with_resampling(noise):
     # Exact P[J = j] for K = 3, B = 1, n = 4 by enumerating the binomial sums: smaller mean loss
@@ -287,7 +326,7 @@ def test_lemma6_monotone_selection_with_resampling(noise):
     assert np.all(p[order] <= 1.0 / np.arange(1, 4) + 1e-12)
 
 
-# --- experiments: results do not depend on the number of processes ---------------------------------
+# --- experiments: results do not depend on the number of processes -------------------------
 def test_experiment_results_do_not_depend_on_jobs(monkeypatch):
     from dpolearn.experiments import wu2025
     from dpolearn.experiments.registry import SUMMARY_COLUMNS

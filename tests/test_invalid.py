@@ -91,30 +91,58 @@ CASES = {
     # ---------------------------------------------------------------- simulator and policy
     "dpolearn.simulate": [
         (lambda: dpl.simulate(dpl.UCB1(), "env", 10), TypeError, r"env must be .*'env'"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10 ** 20), ValueError,
-         r"horizon must be <= \d+, got 100000000000000000000"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10.5), TypeError,
-         "horizon must be an integer, got 10.5"),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10**20),
+            ValueError,
+            r"horizon must be <= \d+, got 100000000000000000000",
+        ),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10.5),
+            TypeError,
+            "horizon must be an integer, got 10.5",
+        ),
         (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 0), ValueError, "horizon must be >= 1, got 0"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, 0), ValueError, "n_runs must be >= 1, got 0"),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, 0),
+            ValueError,
+            "n_runs must be >= 1, got 0",
+        ),
         (lambda: dpl.simulate("UCB1", _bandit(), 10), TypeError, "policy must be .*'UCB1'"),
         (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, seed=-1), ValueError, "seed.*-1"),
         (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, seed=None), TypeError, "seed.*None"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, checkpoints=[2.5, 10]), ValueError,
-         "checkpoints must hold whole numbers, got 2.5"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, checkpoints=[0, 5]), ValueError,
-         "checkpoints.*0"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, progress="no"), TypeError,
-         "progress must be True or False, got 'no'"),
-        (lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, block_updates=1), TypeError,
-         "block_updates must be True or False, got 1"),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, checkpoints=[2.5, 10]),
+            ValueError,
+            "checkpoints must hold whole numbers, got 2.5",
+        ),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, checkpoints=[0, 5]),
+            ValueError,
+            "checkpoints.*0",
+        ),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, progress="no"),
+            TypeError,
+            "progress must be True or False, got 'no'",
+        ),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), _bandit(), 10, block_updates=1),
+            TypeError,
+            "block_updates must be True or False, got 1",
+        ),
         (lambda: dpl.simulate(dpl.FTL(), _bandit(), 10), ValueError, "feedback"),
-        (lambda: dpl.simulate(dpl.UCB1(), dpl.BernoulliBandit([[0.5, 0.4]] * 3), 10, 2),
-         ValueError, "n_runs must equal .*3.*got 2"),
+        (
+            lambda: dpl.simulate(dpl.UCB1(), dpl.BernoulliBandit([[0.5, 0.4]] * 3), 10, 2),
+            ValueError,
+            "n_runs must equal .*3.*got 2",
+        ),
     ],
     "dpolearn.make_checkpoints": [
-        (lambda: dpl.make_checkpoints(10, "linear", n_points=0), ValueError,
-         "n_points must be >= 1, got 0"),
+        (
+            lambda: dpl.make_checkpoints(10, "linear", n_points=0),
+            ValueError,
+            "n_points must be >= 1, got 0",
+        ),
         (lambda: dpl.make_checkpoints(10, [2.5, 10]), ValueError, "checkpoints.*2.5"),
         (lambda: dpl.make_checkpoints(10, "weird"), ValueError, "checkpoints.*'weird'"),
         (lambda: dpl.make_checkpoints(10, True), TypeError, "checkpoints.*True"),
@@ -132,12 +160,19 @@ CASES = {
     ],
     "dpolearn.Policy": [
         (lambda: dpl.Policy().check_horizon(0), ValueError, "horizon must be >= 1, got 0"),
-        (lambda: bandits.DPSE(epsilon=1, horizon=10).check_horizon(11), ValueError,
-         r"horizon=10\), got horizon=11"),
+        (
+            lambda: bandits.DPSE(epsilon=1, horizon=10).check_horizon(11),
+            ValueError,
+            r"horizon=10\), got horizon=11",
+        ),
     ],
     # ---------------------------------------------------------------- environments
     "dpolearn.BernoulliBandit": [
-        (lambda: dpl.BernoulliBandit([0.5, 1.2]), ValueError, r"means must lie in \[0.0, 1.0\], got 1.2"),
+        (
+            lambda: dpl.BernoulliBandit([0.5, 1.2]),
+            ValueError,
+            r"means must lie in \[0.0, 1.0\], got 1.2",
+        ),
         (lambda: dpl.BernoulliBandit([0.5]), ValueError, "K >= 2"),
         (lambda: dpl.BernoulliBandit([[[0.5, 0.2]]]), ValueError, "shape"),
         (lambda: dpl.BernoulliBandit([0.5, NAN]), ValueError, "finite"),
@@ -166,12 +201,18 @@ CASES = {
         (lambda: envs.ReplayBandit([[0.5, -1.0]]), ValueError, "rewards must lie in .*-1"),
     ],
     "dpolearn.envs.TwoPointExperts": [
-        (lambda: envs.TwoPointExperts([0.5, 0.5], [0.2, 0.9], [0.1, 0.1]), ValueError,
-         "high must be >= low"),
+        (
+            lambda: envs.TwoPointExperts([0.5, 0.5], [0.2, 0.9], [0.1, 0.1]),
+            ValueError,
+            "high must be >= low",
+        ),
         (lambda: envs.TwoPointExperts([0, 0], [1, 1], [0.5, 1.5]), ValueError, "p_high.*1.5"),
         (lambda: envs.TwoPointExperts([0, 0], [1, 1, 1], [0.5, 0.5]), ValueError, "broadcast"),
-        (lambda: _two_point().loss_block_sums(3, resampled="yes"), TypeError,
-         "resampled must be True or False, got 'yes'"),
+        (
+            lambda: _two_point().loss_block_sums(3, resampled="yes"),
+            TypeError,
+            "resampled must be True or False, got 'yes'",
+        ),
     ],
     # ---------------------------------------------------------------- accounting
     "dpolearn.PureDP": [(lambda: dpl.PureDP(-1), ValueError, "epsilon.*-1")],
@@ -186,8 +227,11 @@ CASES = {
         (lambda: accounting.advanced_composition(1.0, 0.0, 0, 1e-5), ValueError, "k.*0"),
     ],
     "dpolearn.accounting.heterogeneous_advanced_composition": [
-        (lambda: accounting.heterogeneous_advanced_composition([1.0, -1.0], 1e-5), ValueError,
-         "epsilon.*-1"),
+        (
+            lambda: accounting.heterogeneous_advanced_composition([1.0, -1.0], 1e-5),
+            ValueError,
+            "epsilon.*-1",
+        ),
     ],
     "dpolearn.accounting.tradeoff_gaussian": [
         (lambda: accounting.tradeoff_gaussian(1.5, 1.0), ValueError, "x.*1.5"),
@@ -234,13 +278,19 @@ CASES = {
     ],
     # ---------------------------------------------------------------- audit
     "dpolearn.audit.AuditResult": [
-        (lambda: audit.AuditResult(0.1, 0.2, 1.5, 0.0, "e", 0.1, 0.2, 10), ValueError,
-         "confidence.*1.5"),
+        (
+            lambda: audit.AuditResult(0.1, 0.2, 1.5, 0.0, "e", 0.1, 0.2, 10),
+            ValueError,
+            "confidence.*1.5",
+        ),
     ],
     "dpolearn.audit.epsilon_lower_bound": [
         (lambda: audit.epsilon_lower_bound(11, 10, 1, 10), ValueError, "k1.*11"),
-        (lambda: audit.epsilon_lower_bound(1, 10, 1, 10, confidence=1.5), ValueError,
-         "confidence.*1.5"),
+        (
+            lambda: audit.epsilon_lower_bound(1, 10, 1, 10, confidence=1.5),
+            ValueError,
+            "confidence.*1.5",
+        ),
     ],
     "dpolearn.audit.clopper_pearson": [
         (lambda: audit.clopper_pearson(11, 10, 0.95), ValueError, "k.*11"),
@@ -249,8 +299,11 @@ CASES = {
     ],
     "dpolearn.audit.sample_actions": [
         (lambda: audit.sample_actions(dpl.UCB1(), [[0.5, 0.4]], 0), ValueError, "n_trials.*0"),
-        (lambda: audit.sample_actions(dpl.UCB1(), [[0.5, 0.4]], 2, seed=None), TypeError,
-         "seed.*None"),
+        (
+            lambda: audit.sample_actions(dpl.UCB1(), [[0.5, 0.4]], 2, seed=None),
+            TypeError,
+            "seed.*None",
+        ),
     ],
     "dpolearn.audit.Event": [
         (lambda: audit.Event("e", "not callable"), TypeError, "indicator"),
@@ -268,13 +321,22 @@ CASES = {
     "dpolearn.audit.selected": [(lambda: audit.selected(-1), ValueError, "i.*-1")],
     "dpolearn.audit.audit": [
         (lambda: audit.audit(None, (0, 1), []), TypeError, "sampler"),
-        (lambda: audit.audit(lambda d, n, s: np.zeros((n, 1)), (0, 1),
-                             [audit.selected(0)], seed=None), TypeError, "seed.*None"),
+        (
+            lambda: audit.audit(
+                lambda d, n, s: np.zeros((n, 1)), (0, 1), [audit.selected(0)], seed=None
+            ),
+            TypeError,
+            "seed.*None",
+        ),
     ],
     "dpolearn.audit.audit_policy": [
-        (lambda: audit.audit_policy(dpl.UCB1, ([[1.0, 0.0]], [[0.0, 1.0]]),
-                                    [audit.arm_pulled(0, 1)], n_trials=0), ValueError,
-         "n_trials.*0"),
+        (
+            lambda: audit.audit_policy(
+                dpl.UCB1, ([[1.0, 0.0]], [[0.0, 1.0]]), [audit.arm_pulled(0, 1)], n_trials=0
+            ),
+            ValueError,
+            "n_trials.*0",
+        ),
     ],
     "dpolearn.audit.adversarial_pairs": [
         (lambda: audit.adversarial_pairs("nonsense"), ValueError, "family.*'nonsense'"),
@@ -304,8 +366,11 @@ CASES = {
         (lambda: audit.hybrid_counter_exact_epsilon(1.0, 1.0, 0), ValueError, "n_max.*0"),
     ],
     "dpolearn.audit.whitebox_gdp": [
-        (lambda: audit.whitebox_gdp(dpl.UCB1(), _bandit(), 10), ValueError,
-         "policy must be built with track_privacy=True, got UCB1"),
+        (
+            lambda: audit.whitebox_gdp(dpl.UCB1(), _bandit(), 10),
+            ValueError,
+            "policy must be built with track_privacy=True, got UCB1",
+        ),
     ],
     "dpolearn.audit.whitebox_interval_mean": [
         (lambda: audit.whitebox_interval_mean(None, 0), ValueError, "n_max.*0"),
@@ -314,8 +379,11 @@ CASES = {
     "dpolearn.UCB1": [(lambda: dpl.UCB1(1), TypeError, "argument")],
     "dpolearn.KLUCB": [(lambda: dpl.KLUCB(c=-1), ValueError, "c must be .*-1")],
     "dpolearn.BetaTS": [
-        (lambda: dpl.BetaTS(bernoulli_trick="no"), TypeError,
-         "bernoulli_trick must be True or False, got 'no'"),
+        (
+            lambda: dpl.BetaTS(bernoulli_trick="no"),
+            TypeError,
+            "bernoulli_trick must be True or False, got 'no'",
+        ),
     ],
     "dpolearn.GaussianTS": [(lambda: dpl.GaussianTS(prior="flat"), ValueError, "prior.*'flat'")],
     "dpolearn.UniformPlay": [
@@ -332,21 +400,32 @@ CASES = {
         (lambda: bandits.DPSE(epsilon=1, horizon=0), ValueError, "horizon.*0"),
         (lambda: bandits.DPSE(epsilon=1, horizon=10, r_e_form="min"), ValueError, "r_e_form"),
         (lambda: bandits.DPSE(epsilon=1, horizon=10, beta=1.0), ValueError, "beta.*1"),
-        (lambda: dpl.simulate(bandits.DPSE(epsilon=np.ones((2, 2)), horizon=10), _bandit(), 10,
-                              4), ValueError, r"epsilon must be a scalar or have one entry per run"),
+        (
+            lambda: dpl.simulate(
+                bandits.DPSE(epsilon=np.ones((2, 2)), horizon=10), _bandit(), 10, 4
+            ),
+            ValueError,
+            r"epsilon must be a scalar or have one entry per run",
+        ),
     ],
     "dpolearn.bandits.AdaPUCB": [
         (lambda: bandits.AdaPUCB(epsilon=1, alpha=3), ValueError, "alpha must be > 3.*got 3"),
     ],
     "dpolearn.bandits.AdaPKLUCB": [
         (lambda: bandits.AdaPKLUCB(epsilon=-1), ValueError, "epsilon.*-1"),
-        (lambda: dpl.simulate(bandits.AdaPKLUCB(epsilon=[1.0, 2.0, 3.0]), _bandit(), 10, 2),
-         ValueError, r"epsilon must be a scalar or have one entry per run \(2\)"),
+        (
+            lambda: dpl.simulate(bandits.AdaPKLUCB(epsilon=[1.0, 2.0, 3.0]), _bandit(), 10, 2),
+            ValueError,
+            r"epsilon must be a scalar or have one entry per run \(2\)",
+        ),
     ],
     "dpolearn.bandits.DPTSUCB": [
         (lambda: bandits.DPTSUCB(alpha=1.0, horizon=0), ValueError, "horizon"),
-        (lambda: bandits.DPTSUCB(alpha=1.0, horizon=100, track_privacy="no"), TypeError,
-         "track_privacy.*'no'"),
+        (
+            lambda: bandits.DPTSUCB(alpha=1.0, horizon=100, track_privacy="no"),
+            TypeError,
+            "track_privacy.*'no'",
+        ),
     ],
     "dpolearn.bandits.MTSGaussian": [
         (lambda: bandits.MTSGaussian(b=-1, c=1, horizon=10), ValueError, "b.*-1"),
@@ -362,12 +441,14 @@ CASES = {
     ],
     "dpolearn.bandits.PrivateUCB": [
         (lambda: bandits.PrivateUCB(epsilon=1.0, horizon=1.5), TypeError, "horizon.*1.5"),
-        (lambda: bandits.PrivateUCB(epsilon=1.0, horizon=100, variant="x"), ValueError,
-         "variant.*'x'"),
+        (
+            lambda: bandits.PrivateUCB(epsilon=1.0, horizon=100, variant="x"),
+            ValueError,
+            "variant.*'x'",
+        ),
     ],
     "dpolearn.bandits.DPTS": [
-        (lambda: bandits.DPTS(epsilon=1, bernoulli_trick="no"), TypeError,
-         "bernoulli_trick.*'no'"),
+        (lambda: bandits.DPTS(epsilon=1, bernoulli_trick="no"), TypeError, "bernoulli_trick.*'no'"),
     ],
     # ---------------------------------------------------------------- full information
     "dpolearn.FTL": [(lambda: dpl.FTL(1), TypeError, "argument")],
@@ -376,43 +457,80 @@ CASES = {
         (lambda: dpl.Hedge(horizon=2.5), TypeError, "horizon.*2.5"),
     ],
     "dpolearn.fullinfo.RNMFTNL": [
-        (lambda: fullinfo.RNMFTNL(epsilon=1, resample="no"), TypeError,
-         "resample must be True or False, got 'no'"),
+        (
+            lambda: fullinfo.RNMFTNL(epsilon=1, resample="no"),
+            TypeError,
+            "resample must be True or False, got 'no'",
+        ),
         (lambda: fullinfo.RNMFTNL(epsilon=1, noise="cauchy"), ValueError, "noise.*'cauchy'"),
     ],
     "dpolearn.fullinfo.NaiveFTNL": [
-        (lambda: fullinfo.NaiveFTNL(epsilon=1, first_action="last"), ValueError,
-         "first_action.*'last'"),
+        (
+            lambda: fullinfo.NaiveFTNL(epsilon=1, first_action="last"),
+            ValueError,
+            "first_action.*'last'",
+        ),
     ],
     "dpolearn.fullinfo.epoch_sim.epoch_loss_sums": [
         (lambda: epoch_sim.epoch_loss_sums(_two_point(), 0, False, 2, 0), ValueError, "n.*0"),
-        (lambda: epoch_sim.epoch_loss_sums(_two_point(), 2, "no", 2, 0), TypeError,
-         "resample.*'no'"),
+        (
+            lambda: epoch_sim.epoch_loss_sums(_two_point(), 2, "no", 2, 0),
+            TypeError,
+            "resample.*'no'",
+        ),
         (lambda: epoch_sim.epoch_loss_sums([0.2, 0.5], 2, False, 2, 0), TypeError, "instance"),
     ],
     "dpolearn.fullinfo.epoch_sim.exact_regret_deterministic": [
-        (lambda: epoch_sim.exact_regret_deterministic([0.0, 1.0], epsilon=1.0, horizon=0),
-         ValueError, "horizon.*0"),
+        (
+            lambda: epoch_sim.exact_regret_deterministic([0.0, 1.0], epsilon=1.0, horizon=0),
+            ValueError,
+            "horizon.*0",
+        ),
     ],
     "dpolearn.fullinfo.epoch_sim.privacy_loss_two_actions": [
         (lambda: epoch_sim.privacy_loss_two_actions(1.0, noise="normal"), ValueError, "noise"),
     ],
     "dpolearn.fullinfo.epoch_sim.run_epochs": [
-        (lambda: epoch_sim.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1), TypeError,
-         "policy must be an RNMFTNL"),
-        (lambda: epoch_sim.run_epochs(fullinfo.RNMFTNL(epsilon=1), dpl.FixedSequence(
-            np.zeros((3, 2))), 3, np.array([3]), 1), TypeError, "env must offer"),
+        (
+            lambda: epoch_sim.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1),
+            TypeError,
+            "policy must be an RNMFTNL",
+        ),
+        (
+            lambda: epoch_sim.run_epochs(
+                fullinfo.RNMFTNL(epsilon=1),
+                dpl.FixedSequence(np.zeros((3, 2))),
+                3,
+                np.array([3]),
+                1,
+            ),
+            TypeError,
+            "env must offer",
+        ),
     ],
     "dpolearn.fullinfo.epoch_sim.simulate_epochs": [
-        (lambda: epoch_sim.simulate_epochs(fullinfo.RNMFTNL(epsilon=1.0), [0.1, 0.2], 10),
-         TypeError, "instance"),
+        (
+            lambda: epoch_sim.simulate_epochs(fullinfo.RNMFTNL(epsilon=1.0), [0.1, 0.2], 10),
+            TypeError,
+            "instance",
+        ),
         (lambda: epoch_sim.simulate_epochs(dpl.FTL(), _two_point(), 10), TypeError, "policy"),
-        (lambda: epoch_sim.simulate_epochs(fullinfo.RNMFTNL(epsilon=1.0), _two_point(), 10,
-                                           seed="abc"), TypeError, "seed.*'abc'"),
+        (
+            lambda: epoch_sim.simulate_epochs(
+                fullinfo.RNMFTNL(epsilon=1.0), _two_point(), 10, seed="abc"
+            ),
+            TypeError,
+            "seed.*'abc'",
+        ),
     ],
     "dpolearn.fullinfo.epoch_sim.two_action_probability": [
-        (lambda: epoch_sim.two_action_probability(envs.TwoPointExperts.bernoulli([.1, .2, .3]),
-                                                  1, resample=True), ValueError, "instance"),
+        (
+            lambda: epoch_sim.two_action_probability(
+                envs.TwoPointExperts.bernoulli([0.1, 0.2, 0.3]), 1, resample=True
+            ),
+            ValueError,
+            "instance",
+        ),
     ],
     # ---------------------------------------------------------------- mechanisms
     "dpolearn.mechanisms.LaplaceMechanism": [
@@ -428,17 +546,26 @@ CASES = {
         (lambda: mech.GaussianMechanism.classical(epsilon=0.5, delta=0), ValueError, "delta"),
     ],
     "dpolearn.mechanisms.ReportNoisyMax": [
-        (lambda: mech.ReportNoisyMax(epsilon=1.0, monotone="no"), TypeError,
-         "monotone must be True or False, got 'no'"),
+        (
+            lambda: mech.ReportNoisyMax(epsilon=1.0, monotone="no"),
+            TypeError,
+            "monotone must be True or False, got 'no'",
+        ),
         (lambda: mech.ReportNoisyMax(epsilon=1.0, noise="cauchy"), ValueError, "noise"),
         (lambda: mech.ReportNoisyMax(epsilon=1.0, scale=1.0), ValueError, "exactly one"),
-        (lambda: mech.ReportNoisyMax(epsilon=1.0).selection_probabilities([1.0]), ValueError,
-         "scores"),
+        (
+            lambda: mech.ReportNoisyMax(epsilon=1.0).selection_probabilities([1.0]),
+            ValueError,
+            "scores",
+        ),
     ],
     "dpolearn.mechanisms.ExponentialMechanism": [
         (lambda: mech.ExponentialMechanism(epsilon=-1), ValueError, "epsilon.*-1"),
-        (lambda: mech.ExponentialMechanism(epsilon=1.0, monotone="no"), TypeError,
-         "monotone.*'no'"),
+        (
+            lambda: mech.ExponentialMechanism(epsilon=1.0, monotone="no"),
+            TypeError,
+            "monotone.*'no'",
+        ),
     ],
     "dpolearn.mechanisms.LazyDoublingPrivateMean": [
         (lambda: mech.LazyDoublingPrivateMean(0, 2, epsilon=1.0), ValueError, "n_runs.*0"),
@@ -463,8 +590,11 @@ CASES = {
         (lambda: mech.CounterNoise(2, 2, kind="ternary", epsilon_tree=1.0), ValueError, "kind"),
     ],
     "dpolearn.mechanisms.IntervalLaplaceMean": [
-        (lambda: mech.IntervalLaplaceMean(2, epsilon=1.0, schedule="never"), ValueError,
-         "schedule.*'never'"),
+        (
+            lambda: mech.IntervalLaplaceMean(2, epsilon=1.0, schedule="never"),
+            ValueError,
+            "schedule.*'never'",
+        ),
     ],
     "dpolearn.mechanisms.calibrate_epsilon": [
         (lambda: mech.calibrate_epsilon(-1.0, 1e-5), ValueError, "epsilon_target.*-1"),
@@ -498,23 +628,33 @@ CASES = {
         (lambda: lower_bounds.hu2021_sample_complexity(3, 1.0, 0.0), ValueError, "gap.*0"),
     ],
     "dpolearn.lower_bounds.hu2021_theorem12_min_horizon": [
-        (lambda: lower_bounds.hu2021_theorem12_min_horizon(4, 0.0, 0.1), ValueError,
-         "epsilon.*0"),
+        (lambda: lower_bounds.hu2021_theorem12_min_horizon(4, 0.0, 0.1), ValueError, "epsilon.*0"),
     ],
     "dpolearn.lower_bounds.hu2021_privacy_regret_lower_bound": [
-        (lambda: lower_bounds.hu2021_privacy_regret_lower_bound(3, 1.0, integer_rounds="no"),
-         TypeError, "integer_rounds.*'no'"),
+        (
+            lambda: lower_bounds.hu2021_privacy_regret_lower_bound(3, 1.0, integer_rounds="no"),
+            TypeError,
+            "integer_rounds.*'no'",
+        ),
     ],
     "dpolearn.lower_bounds.majority_vote": [
         (lambda: lower_bounds.majority_vote([1, 2]), ValueError, "pulls"),
     ],
     "dpolearn.lower_bounds.BatchToOnline": [
-        (lambda: lower_bounds.BatchToOnline(0, np.zeros(1), np.zeros(1), np.zeros(1),
-                                            np.zeros(1)), ValueError, "n_samples.*0"),
+        (
+            lambda: lower_bounds.BatchToOnline(
+                0, np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1)
+            ),
+            ValueError,
+            "n_samples.*0",
+        ),
     ],
     "dpolearn.lower_bounds.batch_to_online": [
-        (lambda: lower_bounds.batch_to_online(dpl.UCB1, [[0.5, 0.4], [0.4, 0.5]], 0, 2), ValueError,
-         "n_samples.*0"),
+        (
+            lambda: lower_bounds.batch_to_online(dpl.UCB1, [[0.5, 0.4], [0.4, 0.5]], 0, 2),
+            ValueError,
+            "n_samples.*0",
+        ),
     ],
     "dpolearn.lower_bounds.wu2025_cyclic_instances": [
         (lambda: lower_bounds.wu2025_cyclic_instances(6, -0.1), ValueError, "gap_min.*-0.1"),
@@ -523,8 +663,11 @@ CASES = {
         (lambda: lower_bounds.wu2025_near_best_sets(1.5), TypeError, "n_arms.*1.5"),
     ],
     "dpolearn.lower_bounds.wu2025_success_probability_bound": [
-        (lambda: lower_bounds.wu2025_success_probability_bound(10, 6, 1.0, exponent="x"),
-         ValueError, "exponent.*'x'"),
+        (
+            lambda: lower_bounds.wu2025_success_probability_bound(10, 6, 1.0, exponent="x"),
+            ValueError,
+            "exponent.*'x'",
+        ),
     ],
     "dpolearn.lower_bounds.wu2025_regret_lower_bound": [
         (lambda: lower_bounds.wu2025_regret_lower_bound(6, -1.0), ValueError, "epsilon.*-1"),
@@ -539,15 +682,17 @@ CASES = {
         (lambda: lower_bounds.lai_robbins_constant(["0.5", "0.4"]), TypeError, "means"),
     ],
     "dpolearn.lower_bounds.shariff_sheffet_lower_bound": [
-        (lambda: lower_bounds.shariff_sheffet_lower_bound([0.5, 0.4], 0.0, 100), ValueError,
-         "epsilon.*0"),
+        (
+            lambda: lower_bounds.shariff_sheffet_lower_bound([0.5, 0.4], 0.0, 100),
+            ValueError,
+            "epsilon.*0",
+        ),
     ],
     "dpolearn.lower_bounds.private_sub_ucb_rate": [
         (lambda: lower_bounds.private_sub_ucb_rate([0.5, 0.4], 1.0, 0), ValueError, "horizon.*0"),
     ],
     "dpolearn.lower_bounds.azize_basu_minimax_lower_bound": [
-        (lambda: lower_bounds.azize_basu_minimax_lower_bound(1, 100, 1.0), ValueError,
-         "n_arms.*1"),
+        (lambda: lower_bounds.azize_basu_minimax_lower_bound(1, 100, 1.0), ValueError, "n_arms.*1"),
     ],
     # ---------------------------------------------------------------- experiments
     "dpolearn.experiments.Experiment": [
@@ -563,7 +708,9 @@ CASES = {
         (lambda: experiments.derive_seed(), ValueError, "derive_seed needs at least one key"),
         (lambda: experiments.derive_seed(object()), TypeError, "derive_seed keys"),
     ],
-    "dpolearn.experiments.executor": [(lambda: experiments.executor("dask"), TypeError, "argument")],
+    "dpolearn.experiments.executor": [
+        (lambda: experiments.executor("dask"), TypeError, "argument")
+    ],
     "dpolearn.experiments.figure": [
         (lambda: experiments.figure("no-such-figure", {}), ValueError, "no-such-figure"),
     ],
@@ -590,17 +737,24 @@ CASES = {
         (lambda: experiments.run("no-such-figure"), ValueError, "no-such-figure"),
         (lambda: experiments.run(experiments.ids()[0], seed=None), TypeError, "seed.*None"),
     ],
-    "dpolearn.experiments.scale": [(lambda: experiments.scale("huge"), ValueError, "scale.*'huge'")],
+    "dpolearn.experiments.scale": [
+        (lambda: experiments.scale("huge"), ValueError, "scale.*'huge'")
+    ],
     "dpolearn.experiments.set_executor": [
         (lambda: experiments.set_executor("threads"), ValueError, "'threads'"),
     ],
     "dpolearn.experiments.set_scale": [
         (lambda: experiments.set_scale("huge"), ValueError, "'huge'"),
     ],
-    "dpolearn.experiments.source_hash": [(lambda: experiments.source_hash("x"), TypeError, "argument")],
+    "dpolearn.experiments.source_hash": [
+        (lambda: experiments.source_hash("x"), TypeError, "argument")
+    ],
     "dpolearn.experiments.write_outputs": [
-        (lambda: experiments.write_outputs("no-such-figure", {}, "/tmp"), ValueError,
-         "no-such-figure"),
+        (
+            lambda: experiments.write_outputs("no-such-figure", {}, "/tmp"),
+            ValueError,
+            "no-such-figure",
+        ),
     ],
     # ---------------------------------------------------------------- plotting
     "dpolearn.plotting.use_style": [(lambda: plotting.use_style("dark"), TypeError, "argument")],
@@ -615,8 +769,13 @@ CASES = {
         (lambda: plotting.regret(_result(), band="wide"), ValueError, "band.*'wide'"),
     ],
     "dpolearn.plotting.errorbar": [
-        (lambda: plotting.errorbar(np.ravel(_figure()[1])[0], [1, 2], [1, 2], [0.1, 0.1, 0.1],
-                                   "x"), ValueError, "se"),
+        (
+            lambda: plotting.errorbar(
+                np.ravel(_figure()[1])[0], [1, 2], [1, 2], [0.1, 0.1, 0.1], "x"
+            ),
+            ValueError,
+            "se",
+        ),
     ],
     "dpolearn.plotting.shared_legend": [
         (lambda: plotting.shared_legend("fig"), TypeError, "fig"),
@@ -705,7 +864,9 @@ def test_check_bool_refuses_truthy_values():
 def test_as_row_param_refuses_two_dimensional_per_run_values():
     from dpolearn._validation import as_row_param
 
-    with pytest.raises(ValueError, match=r"epsilon must be a scalar or have one entry per run \(4\)"):
+    with pytest.raises(
+        ValueError, match=r"epsilon must be a scalar or have one entry per run \(4\)"
+    ):
         as_row_param("epsilon", np.ones((2, 2)), 4)
     assert as_row_param("epsilon", [1.0, 2.0], 2).shape == (2, 1)
 

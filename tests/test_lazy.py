@@ -285,7 +285,8 @@ def test_open_batch_rewards_never_influence_decisions(cls):
     assert O == O2 and abs(mu - mu2) == pytest.approx(1.0 / O)
 
 
-# ---- regret sanity --------------------------------------------------------------------------------
+# ---- regret sanity ----------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_regret_sanity_on_setting_1():

@@ -198,7 +198,9 @@ def test_wu_success_bound_formula_and_monotonicity():
     b = lb.wu2025_success_probability_bound(t, K, eps)
     np.testing.assert_allclose(b, 3 * np.exp(t * eps) / (3 * np.exp(t * eps) + K - 5), rtol=1e-12)
     assert np.all(np.diff(b) > 0) and np.all((b > 0) & (b < 1))
-    assert lb.wu2025_success_probability_bound(10, K, 0.1) < lb.wu2025_success_probability_bound(10, K, 0.5)
+    assert lb.wu2025_success_probability_bound(10, K, 0.1) < lb.wu2025_success_probability_bound(
+        10, K, 0.5
+    )
     # no overflow far out
     assert lb.wu2025_success_probability_bound(1e6, K, 1.0) == pytest.approx(1.0)
     # regret bound = sum of failure-probability bounds
@@ -335,46 +337,133 @@ def test_azize_basu_two_regimes():
 # ---------------------------------------------------------------------------------------------
 # Domain errors
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("call,exc,match", [
-    (lambda: lb.hu2021_hard_instances(1, 0.1), ValueError, "n_arms must be >= 2, got 1"),
-    (lambda: lb.hu2021_hard_instances(4.0, 0.1), TypeError, "n_arms must be an integer"),
-    (lambda: lb.hu2021_hard_instances(4, 0.5), ValueError, r"gap must lie in \(0.0, 0.5\), got 0.5"),
-    (lambda: lb.hu2021_hard_instances(4, -0.1), ValueError, "gap must be"),
-    (lambda: lb.hu2021_hard_instances(4, "0.1"), TypeError, "gap must be a real number"),
-    (lambda: lb.product_bernoulli_pmf(np.full(17, 0.5)), ValueError, "K <= 16"),
-    (lambda: lb.tv_distance_matrix([[0.5, 0.5]]), ValueError, "at least 2 rows"),
-    (lambda: lb.tv_distance_matrix([[0.5, 1.2], [0.5, 0.5]]), ValueError, "instances must lie in"),
-    (lambda: lb.tv_witness_set(4, 1, 1), ValueError, "i and j must differ"),
-    (lambda: lb.tv_witness_set(4, 0, 4), ValueError, "j must be < n_arms"),
-    (lambda: lb.dp_fano_error_bound(1, 5, 1.0, 0.1), ValueError, "n_arms must be >= 2"),
-    (lambda: lb.dp_fano_error_bound(5, -1, 1.0, 0.1), ValueError, "n_samples must be finite and >= 0.0, got -1"),
-    (lambda: lb.dp_fano_error_bound(5, 3, 0.0, 0.1), ValueError, "epsilon must be > 0, got 0.0"),
-    (lambda: lb.dp_fano_error_bound(5, 3, 1.0, 1.5), ValueError, r"tv must lie in \(0.0, 1.0\], got 1.5"),
-    (lambda: lb.fano_error_bound(5, 3, -0.1), ValueError, "kl must be finite and >= 0.0"),
-    (lambda: lb.hu2021_privacy_regret_lower_bound(3, 1.0), ValueError, "n_arms must be >= 4, got 3"),
-    (lambda: lb.hu2021_privacy_regret_lower_bound(5, 1.0, 0.25), ValueError, r"gap must lie in \(0.0, 0.25\)"),
-    (lambda: lb.hu2021_privacy_regret_lower_bound(5, -1.0), ValueError, "epsilon must be finite and > 0, got -1.0"),
-    (lambda: lb.hu2021_privacy_regret_lower_bound(5, 0.1, 0.1, horizon=10), ValueError, "horizon must be >= m"),
-    (lambda: lb.hu2021_privacy_regret_lower_bound(5, 10.0, 0.1, integer_rounds=True), ValueError, "for m\\* >= 1 round"),
-    (lambda: lb.hu2021_theorem12_min_horizon(5, 1.0, 0.3), ValueError, "gap must lie in"),
-    (lambda: lb.batch_to_online(FTL(), lb.hu2021_hard_instances(4, 0.1), 0, 2), ValueError, "n_samples must be >= 1"),
-    (lambda: lb.batch_to_online(FTL(), lb.hu2021_hard_instances(4, 0.1), 3, 2, kind="gain"), ValueError, "kind must be one of"),
-    (lambda: lb.majority_vote([1, 2, 3]), ValueError, "pulls must have shape"),
-    (lambda: lb.wu2025_cyclic_instances(5, 0.5), ValueError, "n_arms must be >= 6, got 5"),
-    (lambda: lb.wu2025_cyclic_instances(8, 0.0), ValueError, "gap_min must be finite and > 0"),
-    (lambda: lb.wu2025_cyclic_instances(8, 1.5), ValueError, r"gap_min must lie in \(0.0, 1.0\], got 1.5"),
-    (lambda: lb.wu2025_success_probability_bound(0, 8, 1.0), ValueError, "t must be finite and >= 1.0, got 0"),
-    (lambda: lb.wu2025_success_probability_bound(3, 8, 1.0, exponent="loose"), ValueError, "exponent must be one of"),
-    (lambda: lb.wu2025_regret_lower_bound(8, 1.0, 0.5), ValueError, "horizon must be >= 1.0, got 0.5"),
-    (lambda: lb.wu2025_regret_lower_bound(8, np.nan), ValueError, "epsilon must be"),
-    (lambda: lb.wu2025_regret_lower_bound_sum(8, 1.0, 0), ValueError, "horizon must be >= 1, got 0"),
-    (lambda: lb.lai_robbins_lower_bound([1.0, 0.5], 100), ValueError, r"entries in \(0, 1\)"),
-    (lambda: lb.lai_robbins_lower_bound([0.9, 0.5], 0.5), ValueError, "horizon must be finite and >= 1.0"),
-    (lambda: lb.shariff_sheffet_lower_bound([0.5, 0.5], 1.0, 100), ValueError, "at least one suboptimal arm"),
-    (lambda: lb.shariff_sheffet_lower_bound([0.9, 0.5], 1.0, 100, constant=0), ValueError, "constant must be"),
-    (lambda: lb.private_sub_ucb_rate([0.9], 1.0, 100), ValueError, "K >= 2"),
-    (lambda: lb.azize_basu_minimax_lower_bound(5, 3, 1.0), ValueError, "horizon must be finite and >= 4.0, got 3"),
-])
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda: lb.hu2021_hard_instances(1, 0.1), ValueError, "n_arms must be >= 2, got 1"),
+        (lambda: lb.hu2021_hard_instances(4.0, 0.1), TypeError, "n_arms must be an integer"),
+        (
+            lambda: lb.hu2021_hard_instances(4, 0.5),
+            ValueError,
+            r"gap must lie in \(0.0, 0.5\), got 0.5",
+        ),
+        (lambda: lb.hu2021_hard_instances(4, -0.1), ValueError, "gap must be"),
+        (lambda: lb.hu2021_hard_instances(4, "0.1"), TypeError, "gap must be a real number"),
+        (lambda: lb.product_bernoulli_pmf(np.full(17, 0.5)), ValueError, "K <= 16"),
+        (lambda: lb.tv_distance_matrix([[0.5, 0.5]]), ValueError, "at least 2 rows"),
+        (
+            lambda: lb.tv_distance_matrix([[0.5, 1.2], [0.5, 0.5]]),
+            ValueError,
+            "instances must lie in",
+        ),
+        (lambda: lb.tv_witness_set(4, 1, 1), ValueError, "i and j must differ"),
+        (lambda: lb.tv_witness_set(4, 0, 4), ValueError, "j must be < n_arms"),
+        (lambda: lb.dp_fano_error_bound(1, 5, 1.0, 0.1), ValueError, "n_arms must be >= 2"),
+        (
+            lambda: lb.dp_fano_error_bound(5, -1, 1.0, 0.1),
+            ValueError,
+            "n_samples must be finite and >= 0.0, got -1",
+        ),
+        (
+            lambda: lb.dp_fano_error_bound(5, 3, 0.0, 0.1),
+            ValueError,
+            "epsilon must be > 0, got 0.0",
+        ),
+        (
+            lambda: lb.dp_fano_error_bound(5, 3, 1.0, 1.5),
+            ValueError,
+            r"tv must lie in \(0.0, 1.0\], got 1.5",
+        ),
+        (lambda: lb.fano_error_bound(5, 3, -0.1), ValueError, "kl must be finite and >= 0.0"),
+        (
+            lambda: lb.hu2021_privacy_regret_lower_bound(3, 1.0),
+            ValueError,
+            "n_arms must be >= 4, got 3",
+        ),
+        (
+            lambda: lb.hu2021_privacy_regret_lower_bound(5, 1.0, 0.25),
+            ValueError,
+            r"gap must lie in \(0.0, 0.25\)",
+        ),
+        (
+            lambda: lb.hu2021_privacy_regret_lower_bound(5, -1.0),
+            ValueError,
+            "epsilon must be finite and > 0, got -1.0",
+        ),
+        (
+            lambda: lb.hu2021_privacy_regret_lower_bound(5, 0.1, 0.1, horizon=10),
+            ValueError,
+            "horizon must be >= m",
+        ),
+        (
+            lambda: lb.hu2021_privacy_regret_lower_bound(5, 10.0, 0.1, integer_rounds=True),
+            ValueError,
+            "for m\\* >= 1 round",
+        ),
+        (lambda: lb.hu2021_theorem12_min_horizon(5, 1.0, 0.3), ValueError, "gap must lie in"),
+        (
+            lambda: lb.batch_to_online(FTL(), lb.hu2021_hard_instances(4, 0.1), 0, 2),
+            ValueError,
+            "n_samples must be >= 1",
+        ),
+        (
+            lambda: lb.batch_to_online(FTL(), lb.hu2021_hard_instances(4, 0.1), 3, 2, kind="gain"),
+            ValueError,
+            "kind must be one of",
+        ),
+        (lambda: lb.majority_vote([1, 2, 3]), ValueError, "pulls must have shape"),
+        (lambda: lb.wu2025_cyclic_instances(5, 0.5), ValueError, "n_arms must be >= 6, got 5"),
+        (lambda: lb.wu2025_cyclic_instances(8, 0.0), ValueError, "gap_min must be finite and > 0"),
+        (
+            lambda: lb.wu2025_cyclic_instances(8, 1.5),
+            ValueError,
+            r"gap_min must lie in \(0.0, 1.0\], got 1.5",
+        ),
+        (
+            lambda: lb.wu2025_success_probability_bound(0, 8, 1.0),
+            ValueError,
+            "t must be finite and >= 1.0, got 0",
+        ),
+        (
+            lambda: lb.wu2025_success_probability_bound(3, 8, 1.0, exponent="loose"),
+            ValueError,
+            "exponent must be one of",
+        ),
+        (
+            lambda: lb.wu2025_regret_lower_bound(8, 1.0, 0.5),
+            ValueError,
+            "horizon must be >= 1.0, got 0.5",
+        ),
+        (lambda: lb.wu2025_regret_lower_bound(8, np.nan), ValueError, "epsilon must be"),
+        (
+            lambda: lb.wu2025_regret_lower_bound_sum(8, 1.0, 0),
+            ValueError,
+            "horizon must be >= 1, got 0",
+        ),
+        (lambda: lb.lai_robbins_lower_bound([1.0, 0.5], 100), ValueError, r"entries in \(0, 1\)"),
+        (
+            lambda: lb.lai_robbins_lower_bound([0.9, 0.5], 0.5),
+            ValueError,
+            "horizon must be finite and >= 1.0",
+        ),
+        (
+            lambda: lb.shariff_sheffet_lower_bound([0.5, 0.5], 1.0, 100),
+            ValueError,
+            "at least one suboptimal arm",
+        ),
+        (
+            lambda: lb.shariff_sheffet_lower_bound([0.9, 0.5], 1.0, 100, constant=0),
+            ValueError,
+            "constant must be",
+        ),
+        (lambda: lb.private_sub_ucb_rate([0.9], 1.0, 100), ValueError, "K >= 2"),
+        (
+            lambda: lb.azize_basu_minimax_lower_bound(5, 3, 1.0),
+            ValueError,
+            "horizon must be finite and >= 4.0, got 3",
+        ),
+    ],
+)
 def test_domain_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
@@ -411,8 +500,10 @@ def test_array_arguments_equal_scalar_calls():
                                 for a in n])
     np.testing.assert_allclose(lb.wu2025_regret_lower_bound(20, eps, 30),
                                [lb.wu2025_regret_lower_bound(20, float(e), 30) for e in eps])
-    np.testing.assert_allclose(lb.hu2021_privacy_regret_lower_bound(8, eps, 0.2),
-                               [lb.hu2021_privacy_regret_lower_bound(8, float(e), 0.2) for e in eps])
+    np.testing.assert_allclose(
+        lb.hu2021_privacy_regret_lower_bound(8, eps, 0.2),
+        [lb.hu2021_privacy_regret_lower_bound(8, float(e), 0.2) for e in eps],
+    )
     means = [0.7, 0.5, 0.45]
     np.testing.assert_allclose(lb.private_sub_ucb_rate(means, eps, 1000),
                                [lb.private_sub_ucb_rate(means, float(e), 1000) for e in eps])

@@ -39,8 +39,13 @@ def test_distributed_extra_is_declared():
 def dist(tmp_path_factory):
     """``python -m build`` of the checkout: (wheel, sdist)."""
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     [wheel] = out.glob("dpolearn-*.whl")
     [sdist] = out.glob("dpolearn-*.tar.gz")
@@ -84,10 +89,16 @@ WHEEL_CHECK = textwrap.dedent("""
 def test_wheel_installs_and_runs_in_a_fresh_venv(dist, tmp_path):
     wheel, _ = dist
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
+    )
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # Install the wheel alone (no network): its dependencies come from this environment, added
     # as a plain path, so the editable checkout's import hook (a .pth file there) stays off.
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",

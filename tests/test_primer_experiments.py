@@ -267,7 +267,9 @@ def test_rnm_family_is_deterministic(monkeypatch):
     monkeypatch.setattr(primer, "_RNM_GAPS", np.array([0.0, 1.0]))
     seed = dpl.experiments.derive_seed("primer-rnm", "laplace", 0)
     a = primer._rnm_family(("laplace", 2_000, seed))
-    b = primer._rnm_family(("laplace", 2_000, dpl.experiments.derive_seed("primer-rnm", "laplace", 0)))
+    b = primer._rnm_family(
+        ("laplace", 2_000, dpl.experiments.derive_seed("primer-rnm", "laplace", 0))
+    )
     np.testing.assert_array_equal(a["mc"], b["mc"])
     np.testing.assert_array_equal(a["two_sided"], b["two_sided"])
 

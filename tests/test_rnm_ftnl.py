@@ -47,7 +47,9 @@ def test_decisions_change_only_at_powers_of_two(noise):
     rng = np.random.default_rng(1)
     losses = rng.random((200, 4))
     acts = play(RNMFTNL(epsilon=0.3, noise=noise), losses, n_runs=50)
-    changed = np.flatnonzero(np.any(acts[1:] != acts[:-1], axis=1)) + 2     # rounds t with I_t != I_{t-1}
+    changed = (
+        np.flatnonzero(np.any(acts[1:] != acts[:-1], axis=1)) + 2
+    )  # rounds t with I_t != I_{t-1}
     assert changed.size > 0
     assert all((t & (t - 1)) == 0 for t in changed)                         # t is a power of 2
 
@@ -95,19 +97,38 @@ def test_noise_scale_of_named_scales(scale, noise):
 
 def test_presets_and_variants():
     hu = RNMFTNL.hu2021(epsilon=0.5)
-    assert (hu.noise, hu.noise_factor_value, hu.first_action, hu.resample) == ("laplace", 1.0, "first", False)
+    assert (hu.noise, hu.noise_factor_value, hu.first_action, hu.resample) == (
+        "laplace",
+        1.0,
+        "first",
+        False,
+    )
     assert hu.guarantee == PureDP(epsilon=1.0) and hu.paper_claim == PureDP(epsilon=0.5)
     assert hu.beta() == 2.0
     wu = {n: RNMFTNL.wu2025(epsilon=1.0, noise=n) for n in NOISES}
-    assert {n: p.beta() for n, p in wu.items()} == {"laplace": 2.0, "exponential": 1.0, "gumbel": 2.0}
+    assert {n: p.beta() for n, p in wu.items()} == {
+        "laplace": 2.0,
+        "exponential": 1.0,
+        "gumbel": 2.0,
+    }
     assert wu["exponential"].guarantee == PureDP(epsilon=2.0)
     assert wu["laplace"].guarantee == wu["gumbel"].guarantee == PureDP(epsilon=1.0)
     assert all(p.resample and p.first_action == "uniform" for p in wu.values())
     strict = RNMFTNL(epsilon=1.0)
-    assert (strict.noise, strict.beta(), strict.first_action, strict.resample) == ("laplace", 2.0, "uniform", False)
+    assert (strict.noise, strict.beta(), strict.first_action, strict.resample) == (
+        "laplace",
+        2.0,
+        "uniform",
+        False,
+    )
     for resample, noise, _ in WU2025_TABLE2.values():
         p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor="strict", resample=resample)
-        assert (p.resample, p.noise, p.beta(), p.guarantee) == (resample, noise, 2.0, PureDP(epsilon=1.0))
+        assert (p.resample, p.noise, p.beta(), p.guarantee) == (
+            resample,
+            noise,
+            2.0,
+            PureDP(epsilon=1.0),
+        )
     custom = RNMFTNL(epsilon=2.0, noise_factor=3.0)
     assert custom.beta() == 1.5 and custom.guarantee == PureDP(epsilon=4.0 / 3.0)
     assert RNMFTNL(epsilon=2.0, scale=3.0).noise_factor == 3.0        # the older keyword
@@ -217,7 +238,8 @@ def test_epsilon_array_length_checked():
 
 # --- privacy on neighbouring loss sequences ---------------------------------------------------
 def neighbouring_pair():
-    """K = 2, epoch 2 (rounds 2, 3): G = (1, 1) versus G' = (2, 0) (the two-action example of Wu and Wang 2025)."""
+    """K = 2, epoch 2 (rounds 2, 3): G = (1, 1) versus G' = (2, 0) (the two-action example of
+    Wu and Wang 2025)."""
     a = np.array([[0.5, 0.5], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
     b = a.copy()
     b[1] = [1.0, 0.0]
@@ -250,7 +272,8 @@ def test_privacy_loss_table_two_actions():
     for (noise, c), expected in table.items():
         got = [float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1, 2)]
         np.testing.assert_allclose(got, expected, atol=6e-4)
-    # Erratum reading-hu2021-rnm-scale: Lap(1/eps), eps = 1, score differences 10 vs 12: (6/7) e^2 -> 1.846.
+    # Erratum reading-hu2021-rnm-scale: Lap(1/eps), eps = 1, score differences 10 vs 12:
+    # (6/7) e^2 -> 1.846.
     assert abs(float(privacy_loss_two_actions(10.0, noise="laplace", scale=1.0)) -
                np.log(6 / 7 * np.e ** 2)) < 1e-12
 

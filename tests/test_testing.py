@@ -28,7 +28,9 @@ class NoisyGreedy(Policy):
         n_runs, n_arms = self._sums.shape
         if t <= n_arms:
             return np.full(n_runs, t - 1, dtype=np.int64)
-        noisy = self._sums / np.maximum(self._counts, 1) + self._rng.laplace(0, 1.0, self._sums.shape)
+        noisy = self._sums / np.maximum(self._counts, 1) + self._rng.laplace(
+            0, 1.0, self._sums.shape
+        )
         return np.argmax(noisy, axis=1)
 
     def update(self, t, arms, rewards):

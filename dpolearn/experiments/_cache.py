@@ -119,7 +119,7 @@ def encode(key: dict[str, Any], data: dict[str, Any]) -> bytes:
 
 
 def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
-    """Write ``data`` as the entry of ``key`` at ``path``, atomically (raises OSError on failure)."""
+    """Write ``data`` as the entry of ``key`` at ``path``, atomically (OSError on failure)."""
     path = Path(path)
     blob = encode(key, data)
     path.parent.mkdir(parents=True, exist_ok=True)

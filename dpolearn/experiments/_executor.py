@@ -84,7 +84,9 @@ def set_executor(name: str = "local", scheduler: Any = None) -> None:
             raise OSError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
         owned = True
     else:
-        raise TypeError(f"scheduler must be an address string or a distributed.Client, got {scheduler!r}")
+        raise TypeError(
+            f"scheduler must be an address string or a distributed.Client, got {scheduler!r}"
+        )
     try:
         _check_workers(client, address)
     except BaseException:
@@ -109,9 +111,11 @@ def _check_workers(client, address: str) -> None:
                            f"dpolearn ({exc}); install the same dpolearn on every worker") from None
     for worker, theirs in seen.items():
         if tuple(theirs) != fingerprint():
-            raise RuntimeError(f"Dask worker {worker} runs dpolearn {theirs[0]} (source {theirs[1]}), "
-                               f"this process {fingerprint()[0]} (source {fingerprint()[1]}); "
-                               "install the same dpolearn on every worker")
+            raise RuntimeError(
+                f"Dask worker {worker} runs dpolearn {theirs[0]} (source {theirs[1]}), "
+                f"this process {fingerprint()[0]} (source {fingerprint()[1]}); "
+                "install the same dpolearn on every worker"
+            )
 
 
 def executor() -> tuple:
@@ -125,8 +129,10 @@ def _run_pickled(blob: bytes) -> Any:
 
     fn, task, expected = cloudpickle.loads(blob)
     if fingerprint() != tuple(expected):
-        raise RuntimeError(f"this Dask worker runs dpolearn {fingerprint()}, the client {tuple(expected)}; "
-                           "install the same dpolearn on every worker")
+        raise RuntimeError(
+            f"this Dask worker runs dpolearn {fingerprint()}, the client {tuple(expected)}; "
+            "install the same dpolearn on every worker"
+        )
     return fn(task)
 
 
@@ -138,8 +144,10 @@ def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> list[Any]:
         client = _current["client"]
         # Each task is pickled here, so Dask never interprets a task tuple as a graph;
         # cloudpickle also ships functions defined in a notebook or script (``__main__``).
-        futures = [client.submit(_run_pickled, cloudpickle.dumps((fn, task, fingerprint())), pure=False)
-                   for task in tasks]
+        futures = [
+            client.submit(_run_pickled, cloudpickle.dumps((fn, task, fingerprint())), pure=False)
+            for task in tasks
+        ]
         return client.gather(futures)
     if jobs == 1 or len(tasks) <= 1:
         return [fn(task) for task in tasks]

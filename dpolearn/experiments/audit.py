@@ -77,8 +77,10 @@ def _tail_compute(scale, seed, jobs, progress):
 def _tail_plot(data):
     fig, axes = subplots(1, 1)
     ax = axes[0][0]
-    for key, lab, style_key in (("lap1", r"Lap$(1/\varepsilon)$ (Hu et al.)", "RNM-FTNL (hu2021 preset)"),
-                                ("lap2", r"Lap$(2/\varepsilon)$ (strict)", "RNM-FTNL (strict, Lap)")):
+    for key, lab, style_key in (
+        ("lap1", r"Lap$(1/\varepsilon)$ (Hu et al.)", "RNM-FTNL (hu2021 preset)"),
+        ("lap2", r"Lap$(2/\varepsilon)$ (strict)", "RNM-FTNL (strict, Lap)"),
+    ):
         d = data[key]
         ax.plot(d["prob"], d["loss"] / EPS, label=lab, ms=5, **style_of(style_key))
     ax.axhline(1.0, color="k", ls=":", lw=1)
@@ -95,8 +97,12 @@ def _tail_plot(data):
     return fig
 
 
-register("audit-rnm-tail", title="Report-noisy-max: the privacy loss only nears 2 eps on rare events",
-         plot=_tail_plot, chapter="auditing")(_tail_compute)
+register(
+    "audit-rnm-tail",
+    title="Report-noisy-max: the privacy loss only nears 2 eps on rare events",
+    plot=_tail_plot,
+    chapter="auditing",
+)(_tail_compute)
 
 
 # --------------------------------------------------------------------------------------------
@@ -129,9 +135,17 @@ def _trials_compute(scale, seed, jobs, progress):
     tasks = [(name, int(n), derive_seed("audit-trials", name, int(n), r, seed))
              for name in names for n in ns for r in range(reps)]
     lows = np.array(parallel_map(_trials_task, tasks, jobs)).reshape(len(names), len(ns), reps)
-    return {"n": ns, "reps": reps, "names": names, "lower": lows,
-            "true": {"laplace-tail": 1.0, "laplace-central": A.laplace_event_loss(0.5, 1.0, 0.0, 1.0),
-                     "rnm-ftnl-hu2021": None}}
+    return {
+        "n": ns,
+        "reps": reps,
+        "names": names,
+        "lower": lows,
+        "true": {
+            "laplace-tail": 1.0,
+            "laplace-central": A.laplace_event_loss(0.5, 1.0, 0.0, 1.0),
+            "rnm-ftnl-hu2021": None,
+        },
+    }
 
 
 def _trials_plot(data):
@@ -150,7 +164,9 @@ def _trials_plot(data):
         ax.fill_between(data["n"], low.min(axis=1), low.max(axis=1), color=style["color"],
                         alpha=0.15)
     ax.axhline(1.0, color="k", ls=":", lw=1)
-    ax.text(data["n"][0], 1.03, r"$\varepsilon = 1$: the Laplace mechanism's (and the papers') claim")
+    ax.text(
+        data["n"][0], 1.03, r"$\varepsilon = 1$: the Laplace mechanism's (and the papers') claim"
+    )
     ax.axhline(data["true"]["laplace-central"], color=style_of("Laplace (central event)")["color"],
                ls="--", lw=1)
     ax.set_xscale("log")
@@ -192,61 +208,168 @@ _STREAM = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]))
 #: audit with the family's adversarial pairs; "mech": black-box with a fixed pair and events;
 #: "exact"/"whitebox": computed.
 TABLE_ENTRIES: List[Dict[str, Any]] = [
-    {"name": "Laplace mechanism", "kind": "mech", "obj": lambda: LaplaceMechanism(epsilon=EPS),
-     "sampler": _laplace_sampler, "pair": (1.0, 0.0), "events": [A.output_above(c) for c in (0.5, 1.0, 2.0)]},
-    {"name": "Report-noisy-max (Laplace 2/eps)", "kind": "mech",
-     "obj": lambda: ReportNoisyMax(epsilon=EPS), "sampler": _rnm_sampler(ReportNoisyMax(epsilon=EPS)),
-     "pair": _TWO, "events": [A.selected(0), A.selected(1)]},
-    {"name": "Exponential mechanism", "kind": "mech", "obj": lambda: ExponentialMechanism(epsilon=EPS),
-     "sampler": _rnm_sampler(ExponentialMechanism(epsilon=EPS)), "pair": _TWO,
-     "events": [A.selected(0), A.selected(1)]},
-    {"name": "Binary counter", "kind": "mech",
-     "obj": lambda: BinaryCounter(1, epsilon=EPS, levels=2),
-     "sampler": _counter_sampler(lambda n, g: BinaryCounter(n, epsilon=EPS, levels=2, rng=g)),
-     "pair": _STREAM, "events": [A.output_above(1.0, index=(0, 1)), A.output_above(1.0, index=0)]},
-    {"name": "Logarithmic counter", "kind": "mech", "obj": lambda: LogarithmicCounter(1, epsilon=EPS),
-     "sampler": _counter_sampler(lambda n, g: LogarithmicCounter(n, epsilon=EPS, rng=g)),
-     "pair": _STREAM, "events": [A.output_above(1.0, index=0)]},
-    {"name": "Hybrid counter (eps/2 + eps/2)", "kind": "mech", "obj": lambda: HybridCounter(1, epsilon=EPS),
-     "sampler": _counter_sampler(lambda n, g: HybridCounter(n, epsilon=EPS, rng=g)),
-     "pair": _STREAM, "events": [A.output_above(1.0, index=0)]},
-    {"name": "Hybrid counter, paper split (eps + eps)", "kind": "exact",
-     "obj": lambda: HybridCounter(1, epsilon=EPS, split="paper")},
-    {"name": "Lazy doubling private mean", "kind": "mech",
-     "obj": lambda: LazyDoublingPrivateMean(1, 1, epsilon=EPS),
-     "sampler": _lazy_mean_sampler, "pair": (1.0, 0.0), "events": [A.output_above(c) for c in (1.0, 2.0)]},
+    {
+        "name": "Laplace mechanism",
+        "kind": "mech",
+        "obj": lambda: LaplaceMechanism(epsilon=EPS),
+        "sampler": _laplace_sampler,
+        "pair": (1.0, 0.0),
+        "events": [A.output_above(c) for c in (0.5, 1.0, 2.0)],
+    },
+    {
+        "name": "Report-noisy-max (Laplace 2/eps)",
+        "kind": "mech",
+        "obj": lambda: ReportNoisyMax(epsilon=EPS),
+        "sampler": _rnm_sampler(ReportNoisyMax(epsilon=EPS)),
+        "pair": _TWO,
+        "events": [A.selected(0), A.selected(1)],
+    },
+    {
+        "name": "Exponential mechanism",
+        "kind": "mech",
+        "obj": lambda: ExponentialMechanism(epsilon=EPS),
+        "sampler": _rnm_sampler(ExponentialMechanism(epsilon=EPS)),
+        "pair": _TWO,
+        "events": [A.selected(0), A.selected(1)],
+    },
+    {
+        "name": "Binary counter",
+        "kind": "mech",
+        "obj": lambda: BinaryCounter(1, epsilon=EPS, levels=2),
+        "sampler": _counter_sampler(lambda n, g: BinaryCounter(n, epsilon=EPS, levels=2, rng=g)),
+        "pair": _STREAM,
+        "events": [A.output_above(1.0, index=(0, 1)), A.output_above(1.0, index=0)],
+    },
+    {
+        "name": "Logarithmic counter",
+        "kind": "mech",
+        "obj": lambda: LogarithmicCounter(1, epsilon=EPS),
+        "sampler": _counter_sampler(lambda n, g: LogarithmicCounter(n, epsilon=EPS, rng=g)),
+        "pair": _STREAM,
+        "events": [A.output_above(1.0, index=0)],
+    },
+    {
+        "name": "Hybrid counter (eps/2 + eps/2)",
+        "kind": "mech",
+        "obj": lambda: HybridCounter(1, epsilon=EPS),
+        "sampler": _counter_sampler(lambda n, g: HybridCounter(n, epsilon=EPS, rng=g)),
+        "pair": _STREAM,
+        "events": [A.output_above(1.0, index=0)],
+    },
+    {
+        "name": "Hybrid counter, paper split (eps + eps)",
+        "kind": "exact",
+        "obj": lambda: HybridCounter(1, epsilon=EPS, split="paper"),
+    },
+    {
+        "name": "Lazy doubling private mean",
+        "kind": "mech",
+        "obj": lambda: LazyDoublingPrivateMean(1, 1, epsilon=EPS),
+        "sampler": _lazy_mean_sampler,
+        "pair": (1.0, 0.0),
+        "events": [A.output_above(c) for c in (1.0, 2.0)],
+    },
     {"name": "Interval Laplace mean", "kind": "whitebox-interval"},
-    {"name": "Gaussian mechanism (sigma = 2)", "kind": "whitebox-gauss",
-     "obj": lambda: GaussianMechanism(sigma=2.0)},
+    {
+        "name": "Gaussian mechanism (sigma = 2)",
+        "kind": "whitebox-gauss",
+        "obj": lambda: GaussianMechanism(sigma=2.0),
+    },
     # bandits
-    {"name": "Anytime-Lazy-UCB", "kind": "policy", "family": "lazy", "obj": lambda: AnytimeLazyUCB(epsilon=EPS)},
-    {"name": "Lazy-DP-TS", "kind": "policy", "family": "lazy", "obj": lambda: LazyDPTS(epsilon=EPS)},
+    {
+        "name": "Anytime-Lazy-UCB",
+        "kind": "policy",
+        "family": "lazy",
+        "obj": lambda: AnytimeLazyUCB(epsilon=EPS),
+    },
+    {
+        "name": "Lazy-DP-TS",
+        "kind": "policy",
+        "family": "lazy",
+        "obj": lambda: LazyDPTS(epsilon=EPS),
+    },
     {"name": "AdaP-UCB", "kind": "policy", "family": "lazy", "obj": lambda: AdaPUCB(epsilon=EPS)},
-    {"name": "AdaP-KLUCB", "kind": "policy", "family": "lazy", "obj": lambda: AdaPKLUCB(epsilon=EPS)},
-    {"name": "DP-SE", "kind": "policy", "family": "lazy", "obj": lambda: DPSE(epsilon=EPS, horizon=8)},
+    {
+        "name": "AdaP-KLUCB",
+        "kind": "policy",
+        "family": "lazy",
+        "obj": lambda: AdaPKLUCB(epsilon=EPS),
+    },
+    {
+        "name": "DP-SE",
+        "kind": "policy",
+        "family": "lazy",
+        "obj": lambda: DPSE(epsilon=EPS, horizon=8),
+    },
     {"name": "DP-TS", "kind": "policy", "family": "lazy", "obj": lambda: DPTS(epsilon=EPS)},
-    {"name": "DP-UCB", "kind": "policy", "family": "counter", "obj": lambda: DPUCB(epsilon=EPS), "slow": True},
-    {"name": "DP-UCB-BOUND", "kind": "policy", "family": "counter", "obj": lambda: DPUCBBound(epsilon=EPS),
-     "slow": True},
-    {"name": "DP-UCB-BOUND, paper split", "kind": "policy", "family": "counter",
-     "obj": lambda: DPUCBBound(epsilon=EPS, split="paper"), "slow": True},
-    {"name": "Private-UCB", "kind": "policy", "family": "counter",
-     "obj": lambda: PrivateUCB(epsilon=EPS, horizon=8), "slow": True},
+    {
+        "name": "DP-UCB",
+        "kind": "policy",
+        "family": "counter",
+        "obj": lambda: DPUCB(epsilon=EPS),
+        "slow": True,
+    },
+    {
+        "name": "DP-UCB-BOUND",
+        "kind": "policy",
+        "family": "counter",
+        "obj": lambda: DPUCBBound(epsilon=EPS),
+        "slow": True,
+    },
+    {
+        "name": "DP-UCB-BOUND, paper split",
+        "kind": "policy",
+        "family": "counter",
+        "obj": lambda: DPUCBBound(epsilon=EPS, split="paper"),
+        "slow": True,
+    },
+    {
+        "name": "Private-UCB",
+        "kind": "policy",
+        "family": "counter",
+        "obj": lambda: PrivateUCB(epsilon=EPS, horizon=8),
+        "slow": True,
+    },
     {"name": "DP-UCB-INT (target eps = 1)", "kind": "whitebox-int"},
     {"name": "DP-TS-UCB (alpha = 1)", "kind": "whitebox-dptsucb"},
     {"name": "M-TS-Gaussian (b = 1, c = 0.05)", "kind": "whitebox-mts"},
     # full information
-    {"name": "RNM-FTNL (strict, Lap 2/eps)", "kind": "policy", "family": "rnm_ftnl",
-     "obj": lambda: RNMFTNL(epsilon=EPS)},
-    {"name": "RNM-FTNL, Hu et al. preset (Lap 1/eps)", "kind": "policy", "family": "rnm_ftnl",
-     "obj": lambda: RNMFTNL.hu2021(epsilon=EPS)},
-    {"name": "RNM-FTNL, Wu-Wang Exp 1/eps (no resampling)", "kind": "policy", "family": "rnm_ftnl",
-     "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="exponential", resample=False)},
-    {"name": "RNM-FTNL, Wu-Wang BR Lap 2/eps", "kind": "policy", "family": "rnm_ftnl",
-     "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="laplace")},
-    {"name": "RNM-FTNL, Wu-Wang Gumbel 2/eps", "kind": "policy", "family": "rnm_ftnl",
-     "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="gumbel", resample=False)},
-    {"name": "Naive FTNL", "kind": "policy", "family": "rnm_ftnl", "obj": lambda: NaiveFTNL(epsilon=EPS)},
+    {
+        "name": "RNM-FTNL (strict, Lap 2/eps)",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: RNMFTNL(epsilon=EPS),
+    },
+    {
+        "name": "RNM-FTNL, Hu et al. preset (Lap 1/eps)",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: RNMFTNL.hu2021(epsilon=EPS),
+    },
+    {
+        "name": "RNM-FTNL, Wu-Wang Exp 1/eps (no resampling)",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="exponential", resample=False),
+    },
+    {
+        "name": "RNM-FTNL, Wu-Wang BR Lap 2/eps",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="laplace"),
+    },
+    {
+        "name": "RNM-FTNL, Wu-Wang Gumbel 2/eps",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: RNMFTNL.wu2025(epsilon=EPS, noise="gumbel", resample=False),
+    },
+    {
+        "name": "Naive FTNL",
+        "kind": "policy",
+        "family": "rnm_ftnl",
+        "obj": lambda: NaiveFTNL(epsilon=EPS),
+    },
 ]
 
 _TABLE_TRIALS = {"quick": (6_000, 1_500), "paper": (100_000, 20_000)}   # (fast, slow objects)
@@ -288,7 +411,9 @@ def _table_row(task) -> Dict[str, Any]:
                    _g=float(np.max(g.epsilon)), _c=float(np.max(claim.epsilon)))
     elif kind == "exact":
         obj = e["obj"]()
-        worst, pos = A.hybrid_counter_exact_epsilon(obj.epsilon_log.item(), obj.epsilon_tree.item(), 300)
+        worst, pos = A.hybrid_counter_exact_epsilon(
+            obj.epsilon_log.item(), obj.epsilon_tree.item(), 300
+        )
         row.update(claim=_fmt_guarantee(obj.paper_claim), guarantee=_fmt_guarantee(obj.guarantee),
                    figure=worst, method=f"exact, worst item at position {pos}",
                    _g=float(obj.guarantee.epsilon), _c=float(obj.paper_claim.epsilon))
@@ -341,8 +466,11 @@ def _table_compute(scale, seed, jobs, progress):
 
 def table_markdown(data) -> str:
     """The audit table as a Markdown table (for the chapter)."""
-    lines = ["| object | paper's claim | our guarantee | audited / white-box figure | method | verdict |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| object | paper's claim | our guarantee | audited / white-box figure | method "
+        "| verdict |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in data["rows"]:
         unit = "-GDP" if r.get("gdp") else ""
         lines.append(f"| {r['object']} | {r['claim']} | {r['guarantee']} | "
@@ -358,5 +486,9 @@ def _table_summary(data):
              "verdict": r["verdict"]} for r in data["rows"]]
 
 
-register("audit-table", title="Audit of every private object: claim, guarantee, audited figure, verdict",
-         summary=_table_summary, chapter="auditing")(_table_compute)
+register(
+    "audit-table",
+    title="Audit of every private object: claim, guarantee, audited figure, verdict",
+    summary=_table_summary,
+    chapter="auditing",
+)(_table_compute)

@@ -1,4 +1,5 @@
-"""Experiments of the chapter "Which private bandit algorithm should I use?" (``book/comparison.md``).
+"""Experiments of the chapter "Which private bandit algorithm should I use?"
+(``book/comparison.md``).
 
 * ``compare-bandits`` -- every bandit policy of :mod:`dpolearn.bandits` on common Bernoulli
   instances (the papers' instances, a 20-armed one and two-armed ones with gaps from 0.02 to
@@ -233,12 +234,23 @@ _TASK_COST = {"KL-UCB": 15.0, "DP-TS": 14.0, "Lazy-DP-TS": 4.3, "DP-UCB-BOUND": 
 
 def _bandit_compute(scale, seed, jobs, progress):
     cfg = SIZES[scale]
-    tasks = [(label, k, cfg["horizon"], cfg["n_runs"], derive_seed("compare-bandits", label, k, seed),
-              derive_seed("compare-bandits", "arm order", k, seed))
-             for label in BANDIT_ALGORITHMS for k in sorted(_groups())]
+    tasks = [
+        (
+            label,
+            k,
+            cfg["horizon"],
+            cfg["n_runs"],
+            derive_seed("compare-bandits", label, k, seed),
+            derive_seed("compare-bandits", "arm order", k, seed),
+        )
+        for label in BANDIT_ALGORITHMS
+        for k in sorted(_groups())
+    ]
     # Longest tasks first, so that the processes of parallel_map finish together; the results
     # are put back in task order, so the data do not depend on jobs.
-    order = sorted(range(len(tasks)), key=lambda i: -_TASK_COST.get(tasks[i][0], 1.0) * tasks[i][1] ** 0.5)
+    order = sorted(
+        range(len(tasks)), key=lambda i: -_TASK_COST.get(tasks[i][0], 1.0) * tasks[i][1] ** 0.5
+    )
     done = parallel_map(_bandit_task, [tasks[i] for i in order], jobs)
     outs = [None] * len(tasks)
     for i, out in zip(order, done):
@@ -509,7 +521,9 @@ def _gap_plot(data):
             se = np.array([cells[n]["result"].final_se for n in data["instances"]])
             errorbar(ax, gaps, m, se, label, ms=3.5, lw=1.3)
         T = data["horizon"]
-        ax.plot(gaps, T * gaps / 2, color="k", lw=1, ls=(0, (5, 5)), label="TΔ/2 (uniform, expected)")
+        ax.plot(
+            gaps, T * gaps / 2, color="k", lw=1, ls=(0, (5, 5)), label="TΔ/2 (uniform, expected)"
+        )
         ax.set_xscale("log")
         ax.set_yscale("log")
         _log_ticks(ax, gaps)

@@ -189,7 +189,7 @@ def _schedule(scale, seed, jobs, progress):
             closes.append((t, int(a[0]), int(policy.mean_.batch_index[0, a[0]])))
         n = policy.mean_.n_pulls[0, a[0]]
         arms[t - 1] = a[0]
-        batch[t - 1] = int(n).bit_length() - 1                     # pull n is in batch floor(log2 n)
+        batch[t - 1] = int(n).bit_length() - 1  # pull n is in batch floor(log2 n)
         mu_path[t - 1] = policy.mean_.mu_tilde[0]
     return {"arms": arms, "batch": batch, "closes": np.array(closes), "mu_tilde": mu_path,
             "means": means, "horizon": horizon, "epsilon": 1.0,

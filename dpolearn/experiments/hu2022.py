@@ -57,7 +57,9 @@ def _make(name: str, eps, horizon: int):
 
 def _checkpoints(horizon: int) -> np.ndarray:
     """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
-    return np.union1d(make_checkpoints(horizon, "log", 120), make_checkpoints(horizon, "linear", 300))
+    return np.union1d(
+        make_checkpoints(horizon, "log", 120), make_checkpoints(horizon, "linear", 300)
+    )
 
 
 def _task(task):
@@ -114,7 +116,9 @@ def _summary(data):
     for e in data["epsilons"]:
         res = [data["results"][(name, e)] for name in data["algorithms"]]
         rows += regret_rows("hu2022-table", f"eps={e:g}", res, epsilon=e)
-    rows += regret_rows("hu2022-table", "non-private", [data["results"][(data["nonprivate"], None)]])
+    rows += regret_rows(
+        "hu2022-table", "non-private", [data["results"][(data["nonprivate"], None)]]
+    )
     return rows
 
 

@@ -286,7 +286,9 @@ def _fig7_compute(scale, seed, jobs, progress):
     fig5 = run("hu2025-fig5", scale, seed=seed, jobs=jobs, progress=progress)
     tasks = [(name, T, n_runs, {}, derive_seed("hu2025", "fig7", name, seed)) for name in BASELINES]
     base = [parts[0] for parts in parallel_map(_task, tasks, jobs)]
-    return dict(fig5, baselines=base, eps=EPS_BASELINES, eta_baselines=pure_dp_to_gdp(EPS_BASELINES))
+    return dict(
+        fig5, baselines=base, eps=EPS_BASELINES, eta_baselines=pure_dp_to_gdp(EPS_BASELINES)
+    )
 
 
 def _fig7_plot(data):
@@ -309,9 +311,14 @@ def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6)):
     for a in ALPHAS:
         mu = dp_ts_ucb_gdp(T, a)
         mu46 = dp_ts_ucb_gdp(T, a, literal_thm46=True)
-        row = {"alpha": a, "phi": sampling_budget(T, a), "floor_phi": np.floor(sampling_budget(T, a)),
-               "mu_thm44": mu, "mu_thm46_literal": mu46,
-               "mu_tight": DPTSUCB(alpha=a, horizon=T).tight_gdp()}
+        row = {
+            "alpha": a,
+            "phi": sampling_budget(T, a),
+            "floor_phi": np.floor(sampling_budget(T, a)),
+            "mu_thm44": mu,
+            "mu_thm46_literal": mu46,
+            "mu_tight": DPTSUCB(alpha=a, horizon=T).tight_gdp(),
+        }
         for d in deltas:
             row[f"eps_at_delta={d:g}"] = gdp_epsilon(d, mu)
             row[f"eps46_at_delta={d:g}"] = gdp_epsilon(d, mu46)
@@ -321,7 +328,7 @@ def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6)):
 
 
 def _table_compute(scale, seed, jobs, progress):
-    T = 10**6                                            # the paper's T at every scale (no simulation)
+    T = 10**6  # the paper's T at every scale (no simulation)
     eps = np.geomspace(0.1, 1e6, 500)
     log_delta = {a: gdp_log_delta(eps, dp_ts_ucb_gdp(T, a)) for a in ALPHAS}
     return {"T": T, "rows": eps_delta_table(T), "eps": eps, "log_delta": log_delta,

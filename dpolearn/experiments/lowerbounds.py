@@ -327,8 +327,12 @@ def _summary_regret_eps(data):
     for name in ("RNM-FTNL", "Anytime-Lazy-UCB", "Lazy-DP-TS"):
         panel = "full information" if name == "RNM-FTNL" else "bandit"
         for e, res in zip(data["eps"], data[name]):
-            rows += regret_rows("lowerbounds-regret-eps", f"{panel}, K={data['K']}, gap={data['gap']}",
-                                [res], epsilon=float(e))
+            rows += regret_rows(
+                "lowerbounds-regret-eps",
+                f"{panel}, K={data['K']}, gap={data['gap']}",
+                [res],
+                epsilon=float(e),
+            )
     for name in ("FTL", "Hedge"):
         rows += regret_rows("lowerbounds-regret-eps",
                             f"full information, K={data['K']}, gap={data['gap']}", [data[name]])
@@ -378,9 +382,17 @@ def _cyclic(scale, seed, jobs, progress):
                for noise in ("gumbel", "laplace", "exponential")}
     Ks = np.array([6, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
     eps_k = (0.1, 1.0)
-    rnm_inf = {e: np.array([exact_regret_deterministic(lb.wu2025_cyclic_instances(int(k), WU_GAP)[0],
-                                                       epsilon=e, noise="gumbel") for k in Ks])
-               for e in eps_k}
+    rnm_inf = {
+        e: np.array(
+            [
+                exact_regret_deterministic(
+                    lb.wu2025_cyclic_instances(int(k), WU_GAP)[0], epsilon=e, noise="gumbel"
+                )
+                for k in Ks
+            ]
+        )
+        for e in eps_k
+    }
     return {"T_mc": T_mc, "n_runs": n_runs, "success_mc": success_mc,
             "success_exact": _exact_success(WU_K, WU_GAP, CYC_EPS, T_mc),
             "horizons": horizons, "exact_T": exact_T, "Ks": Ks, "eps_k": eps_k,

@@ -60,7 +60,8 @@ lai_robbins_rate = lai_robbins_constant
 
 
 def ucb1_heuristic_rate(means) -> float:
-    r"""Heuristic long-run slope of UCB1's regret against ln t: :math:`\sum_{j:\Delta_j>0} 2/\Delta_j`.
+    r"""Heuristic long-run slope of UCB1's regret against ln t:
+    :math:`\sum_{j:\Delta_j>0} 2/\Delta_j`.
 
     A suboptimal arm j keeps being pulled while its bonus :math:`\sqrt{2\ln t/n_j}` exceeds
     :math:`\Delta_j`, i.e. until :math:`n_j \approx 2\ln t/\Delta_j^2`; each pull costs
@@ -262,8 +263,16 @@ def _rnm_plot(data):
     for i, (noise, fam) in enumerate(data["families"].items()):
         style = style_of(noise.capitalize())
         x = np.arange(k) + (i - 1) * width
-        left.bar(x, fam["exact"], width=width, color=style["color"], alpha=0.6,
-                 hatch=["", "//", ".."][i % 3], edgecolor="white", label=f"{noise.capitalize()} noise")
+        left.bar(
+            x,
+            fam["exact"],
+            width=width,
+            color=style["color"],
+            alpha=0.6,
+            hatch=["", "//", ".."][i % 3],
+            edgecolor="white",
+            label=f"{noise.capitalize()} noise",
+        )
         errorbar(left, x, fam["mc"], fam["mc_se"], f"_{noise} Monte Carlo", fmt="k.", ms=4, lw=1)
         right.plot(data["gaps"], fam["two_sided"], color=style["color"], ls="-",
                    marker=style["marker"], markevery=(0.05 * i, 0.2),
@@ -286,8 +295,12 @@ def _rnm_plot(data):
     return fig
 
 
-register("primer-rnm", title="Report-noisy-max: exact probabilities, and monotone vs two-sided loss",
-         plot=_rnm_plot, chapter="primer")(_rnm_compute)
+register(
+    "primer-rnm",
+    title="Report-noisy-max: exact probabilities, and monotone vs two-sided loss",
+    plot=_rnm_plot,
+    chapter="primer",
+)(_rnm_compute)
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,7 +328,10 @@ def attack_success(epsilon, n_releases, n_trials, rng) -> np.ndarray:
     for start in range(0, n_trials, chunk):
         m = min(chunk, n_trials - start)
         r = rng.integers(0, 2, size=(eps.size, m))
-        y = r[..., None] + rng.laplace(0.0, 1.0, size=(eps.size, m, n_releases)) / eps[:, None, None]
+        y = (
+            r[..., None]
+            + rng.laplace(0.0, 1.0, size=(eps.size, m, n_releases)) / eps[:, None, None]
+        )
         stat = np.sum(np.abs(y) - np.abs(y - 1.0), axis=-1)
         coin = rng.integers(0, 2, size=stat.shape)
         guess = np.where(stat > 0, 1, np.where(stat < 0, 0, coin))
@@ -359,8 +375,14 @@ def _attack_plot(data):
              color=attacker["color"])
     left.plot(grid, 1 - 0.5 * np.exp(-grid / 2), color=attacker["color"], lw=1.5,
               label=r"attacker, exact $1-\frac{1}{2}e^{-\varepsilon/2}$")
-    left.plot(grid, _dp_success_cap(grid), "k--", lw=1.5,
-              label=r"DP cap $e^{\varepsilon}/(1+e^{\varepsilon})$ (left), $e^{k\varepsilon}/(1+e^{k\varepsilon})$ (right)")
+    left.plot(
+        grid,
+        _dp_success_cap(grid),
+        "k--",
+        lw=1.5,
+        label=r"DP cap $e^{\varepsilon}/(1+e^{\varepsilon})$ (left), "
+        r"$e^{k\varepsilon}/(1+e^{k\varepsilon})$ (right)",
+    )
     left.axhline(data["exact_success"], color="0.3", ls="-.", lw=1.5,
                  label="attacker against the exact running mean")
     left.set_xscale("log")

@@ -154,7 +154,9 @@ def get(id: str) -> Experiment:
         raise TypeError(f"experiment id must be a string, got {id!r}")
     _load_all()
     if id not in _REGISTRY:
-        raise ValueError(f"experiment id must be one of the ids from `python -m dpolearn list`, got {id!r}")
+        raise ValueError(
+            f"experiment id must be one of the ids from `python -m dpolearn list`, got {id!r}"
+        )
     return _REGISTRY[id]
 
 
@@ -231,8 +233,10 @@ def _canonical_key(key: Any) -> Any:
         return tuple(_canonical_key(k) for k in key)
     if key is None or isinstance(key, (str, bytes, numbers.Number)):
         return key
-    raise TypeError("derive_seed keys must be strings, numbers, None, SeedSequences or tuples of them, "
-                    f"got {key!r}")
+    raise TypeError(
+        "derive_seed keys must be strings, numbers, None, SeedSequences or tuples of them, "
+        f"got {key!r}"
+    )
 
 
 def derive_seed(*keys: Any) -> np.random.SeedSequence:
@@ -384,11 +388,15 @@ def check_out_dir(out_dir: Any) -> Path:
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise ValueError(f"out must be a writable directory, got {str(out_dir)!r} ({reason})") from None
+        raise ValueError(
+            f"out must be a writable directory, got {str(out_dir)!r} ({reason})"
+        ) from None
     return path
 
 
-def regret_rows(experiment: str, panel: str, results, epsilon=None, **extra) -> list[dict[str, Any]]:
+def regret_rows(
+    experiment: str, panel: str, results, epsilon=None, **extra
+) -> list[dict[str, Any]]:
     """summary.csv rows (one per Result) in the fixed column order of :data:`SUMMARY_COLUMNS`."""
     results = list(results)
     for res in results:

@@ -28,10 +28,15 @@ from .registry import derive_seed, parallel_map, register, regret_rows
 VARIANTS = {
     "Laplace 2/ε": (dict(noise="laplace", noise_factor="strict"), "RNM-FTNL (strict, Lap)"),
     "Exp 2/ε": (dict(noise="exponential", noise_factor="strict"), "RNM-FTNL (strict, Exp)"),
-    "Exp 1/ε (paper)": (dict(noise="exponential", noise_factor="wu2025"), "RNM-FTNL (wu2025 preset, Exp)"),
+    "Exp 1/ε (paper)": (
+        dict(noise="exponential", noise_factor="wu2025"),
+        "RNM-FTNL (wu2025 preset, Exp)",
+    ),
     "Gumbel 2/ε": (dict(noise="gumbel", noise_factor="strict"), "RNM-FTNL (strict, Gumbel)"),
-    "Laplace 1/ε (Hu et al.)": (dict(noise="laplace", noise_factor="hu2021", first_action="first"),
-                                "RNM-FTNL (hu2021 preset)"),
+    "Laplace 1/ε (Hu et al.)": (
+        dict(noise="laplace", noise_factor="hu2021", first_action="first"),
+        "RNM-FTNL (hu2021 preset)",
+    ),
     "Naive FTNL (Laplace K/ε)": (None, "Naive FTNL"),
 }
 
@@ -59,25 +64,70 @@ def _style(name):
 # ---------------------------------------------------------------------------------------------
 TABLE1 = [
     # setting, kind, bound, source
-    ("original", "instance-dependent", "lower", r"$\log K/\Delta_{\min} + \log K/\varepsilon$",
-     "Hu et al. (2021)"),
-    ("original", "instance-dependent", "upper", r"$\log K/\Delta_{\min} + \log K\log T/\varepsilon$",
-     "Hu et al. (2021)"),
-    ("original", "instance-dependent", "upper", r"$\log K/\Delta_{\min} + \log^2 K/\varepsilon$",
-     "Wu and Wang (2025)"),
-    ("original", "instance-independent", "lower", r"$\sqrt{T\log K} + \log K/\varepsilon$",
-     "Hu et al. (2021)"),
-    ("original", "instance-independent", "upper",
-     r"$\sqrt{T\log K} + K\log K\log^2 T/\varepsilon$", "Jain and Thakurta (2014)"),
-    ("original", "instance-independent", "upper", r"$\sqrt{T\log K} + \log K\log T/\varepsilon$",
-     "Asi et al. (2023); Hu et al. (2021)"),
-    ("original", "instance-independent", "upper", r"$\sqrt{T\log K} + \log^2 K/\varepsilon$",
-     "Wu and Wang (2025)"),
+    (
+        "original",
+        "instance-dependent",
+        "lower",
+        r"$\log K/\Delta_{\min} + \log K/\varepsilon$",
+        "Hu et al. (2021)",
+    ),
+    (
+        "original",
+        "instance-dependent",
+        "upper",
+        r"$\log K/\Delta_{\min} + \log K\log T/\varepsilon$",
+        "Hu et al. (2021)",
+    ),
+    (
+        "original",
+        "instance-dependent",
+        "upper",
+        r"$\log K/\Delta_{\min} + \log^2 K/\varepsilon$",
+        "Wu and Wang (2025)",
+    ),
+    (
+        "original",
+        "instance-independent",
+        "lower",
+        r"$\sqrt{T\log K} + \log K/\varepsilon$",
+        "Hu et al. (2021)",
+    ),
+    (
+        "original",
+        "instance-independent",
+        "upper",
+        r"$\sqrt{T\log K} + K\log K\log^2 T/\varepsilon$",
+        "Jain and Thakurta (2014)",
+    ),
+    (
+        "original",
+        "instance-independent",
+        "upper",
+        r"$\sqrt{T\log K} + \log K\log T/\varepsilon$",
+        "Asi et al. (2023); Hu et al. (2021)",
+    ),
+    (
+        "original",
+        "instance-independent",
+        "upper",
+        r"$\sqrt{T\log K} + \log^2 K/\varepsilon$",
+        "Wu and Wang (2025)",
+    ),
     ("deterministic", "instance-dependent", "lower", r"$\log K/\varepsilon$", "Wu and Wang (2025)"),
-    ("deterministic", "instance-dependent", "upper", r"$\log^2 K/\varepsilon$",
-     "Wu and Wang (2025), Cor. 10"),
-    ("deterministic", "instance-dependent", "upper", r"$\log K/\varepsilon$",
-     "Wu and Wang (2025), Thm 11"),
+    (
+        "deterministic",
+        "instance-dependent",
+        "upper",
+        r"$\log^2 K/\varepsilon$",
+        "Wu and Wang (2025), Cor. 10",
+    ),
+    (
+        "deterministic",
+        "instance-dependent",
+        "upper",
+        r"$\log K/\varepsilon$",
+        "Wu and Wang (2025), Thm 11",
+    ),
 ]
 
 
@@ -86,8 +136,11 @@ def _table1(scale, seed, jobs, progress):
     return {"columns": cols, "rows": [dict(zip(cols, row)) for row in TABLE1]}
 
 
-register("wu2025-table1", title="Wu and Wang (2025), Table 1: regret rates of private stochastic DTOL",
-         chapter="experts")(_table1)
+register(
+    "wu2025-table1",
+    title="Wu and Wang (2025), Table 1: regret rates of private stochastic DTOL",
+    chapter="experts",
+)(_table1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,8 +245,13 @@ def _e2_exact(task):
     kwargs = VARIANTS[name][0]
     mu = two_level(K, low=0.0, gap=1.0) if family == "TL" else lin_instance(K)
     # eps = 1 and gaps of order 1: eps * R(inf) is what the theorems bound by log K or log^2 K
-    return exact_regret_deterministic(mu, epsilon=1.0, noise=kwargs["noise"], noise_factor=kwargs["noise_factor"],
-                                      first_action=kwargs.get("first_action", "uniform"))
+    return exact_regret_deterministic(
+        mu,
+        epsilon=1.0,
+        noise=kwargs["noise"],
+        noise_factor=kwargs["noise_factor"],
+        first_action=kwargs.get("first_action", "uniform"),
+    )
 
 
 def _e2_mc(task):
@@ -223,7 +281,9 @@ def _e2_plot(data):
     axes[1, 1].axis("off")
     for ax, family in zip(panels[:2], ("TL", "LIN")):
         for name in E2_NAMES:
-            pts = sorted((K, v) for (f, n, K), v in data["exact"].items() if f == family and n == name)
+            pts = sorted(
+                (K, v) for (f, n, K), v in data["exact"].items() if f == family and n == name
+            )
             K, v = np.array(pts).T
             ax.plot(K, v / np.log(K), ms=4, label=name, **_style(name))
         ax.set_xscale("log", base=2)
@@ -279,8 +339,10 @@ def _e3_task(task):
 
 def _e3(scale, seed, jobs, progress):
     cfg = E3_SIZES[scale]
-    tasks = [(name, cfg["eps"], cfg["K"], cfg["n_runs"], derive_seed("wu2025-regret-vs-eps", name, seed))
-             for name in VARIANTS]
+    tasks = [
+        (name, cfg["eps"], cfg["K"], cfg["n_runs"], derive_seed("wu2025-regret-vs-eps", name, seed))
+        for name in VARIANTS
+    ]
     out = parallel_map(_e3_task, tasks, jobs)
     return {"results": {t[0]: rs for t, rs in zip(tasks, out)}, **cfg}
 
@@ -311,7 +373,9 @@ def _e3_summary(data):
     rows = []
     for name, rs in data["results"].items():
         for e, r in zip(data["eps"], rs):
-            rows += regret_rows("wu2025-regret-vs-eps", f"K={data['K']}", [r], epsilon=e, variant=name)
+            rows += regret_rows(
+                "wu2025-regret-vs-eps", f"K={data['K']}", [r], epsilon=e, variant=name
+            )
     return rows
 
 
@@ -334,8 +398,12 @@ def _privacy(scale, seed, jobs, progress):
     d = np.linspace(-12, 10, 1101)
     curves = {name: privacy_loss_two_actions(d, noise=noise, scale=c / eps)
               for name, (noise, c) in PRIVACY_CURVES.items()}
-    table = {name: [float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1.0, 2.0)]
-             for name, (noise, c) in PRIVACY_CURVES.items()}
+    table = {
+        name: [
+            float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1.0, 2.0)
+        ]
+        for name, (noise, c) in PRIVACY_CURVES.items()
+    }
     return {"epsilon": eps, "d": d, "curves": curves, "table_eps": (0.5, 1.0, 2.0), "table": table}
 
 
@@ -355,15 +423,21 @@ def _privacy_plot(data):
     return fig
 
 
-register("wu2025-privacy", title="Exact privacy loss of report-noisy-max, K = 2, one replaced vector",
-         plot=_privacy_plot, chapter="experts")(_privacy)
+register(
+    "wu2025-privacy",
+    title="Exact privacy loss of report-noisy-max, K = 2, one replaced vector",
+    plot=_privacy_plot,
+    chapter="experts",
+)(_privacy)
 
 
 # ---------------------------------------------------------------------------------------------
 # Section 3.1: the Bernoulli-resampling example, printed and corrected (exact)
 # ---------------------------------------------------------------------------------------------
 PRINTED_EXAMPLE = TwoPointExperts(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
-CORRECTED_EXAMPLE = TwoPointExperts(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
+CORRECTED_EXAMPLE = TwoPointExperts(
+    np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2])
+)
 
 
 def _resampling(scale, seed, jobs, progress):
@@ -399,5 +473,9 @@ def _resampling_plot(data):
     return fig
 
 
-register("wu2025-resampling", title="Bernoulli resampling on the two-action example (printed and corrected)",
-         plot=_resampling_plot, chapter="experts")(_resampling)
+register(
+    "wu2025-resampling",
+    title="Bernoulli resampling on the two-action example (printed and corrected)",
+    plot=_resampling_plot,
+    chapter="experts",
+)(_resampling)
