@@ -1,4 +1,5 @@
-"""The quick-scale book build as a test (issue 9, items 2 and 3; DESIGN.md "Tests").
+"""The quick-scale book build as a test: it passes with warnings as errors, every page exists,
+no executed cell failed, and the pages link and render as a reader needs.
 
 One build per test run (``quick_book`` in conftest.py): ``jupyter-book build . -W -n
 --keep-going --all`` at ``DPOLEARN_SCALE=quick``. The checks read the HTML and the executed
@@ -135,7 +136,7 @@ def _has(cell, mimes) -> bool:
 
 
 def widget_problems(nb) -> list[str]:
-    """Issue 9, item 3, for one executed notebook.
+    """The checks of one executed notebook.
 
     Every cell that displays a widget must leave a static figure at the widget's default
     setting, in the same cell or in the code cell just before it; and the text around it (the

@@ -1,4 +1,4 @@
-"""Real-browser test of the built book (issue 9, item 5).
+"""Real-browser test of the built book (Debian chromium driven by Playwright).
 
 Serves the quick build (``_build/quick/_build/html``) on 127.0.0.1, opens every page of
 ``_toc.yml`` in headless Chromium (Debian's ``chromium``, driven by Playwright) and checks what a

@@ -1,4 +1,4 @@
-"""The student edition holds no solution (issue 12, item 2).
+"""The student edition holds no solution.
 
 The search: every solution of every chapter is cut into *fragments* (code lines of its code
 cells, inline math and inline code, and runs of plain prose between math, code and emphasis

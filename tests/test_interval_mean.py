@@ -80,7 +80,7 @@ def test_fixed_schedule():
 
 
 def test_accountant_matches_spec_values():
-    """Spec seed001 §5.1: exact accountant with N = 1e5 pulls of one arm."""
+    """Exact accountant with N = 1e5 pulls of one arm."""
     expected = {(0.1, "fixed"): (0.011, 0.026), (0.1, "lemmaB1_y"): (0.035, 0.083),
                 (1.0, "fixed"): (1.48, 0.49), (1.0, "lemmaB1_y"): (1.68, 0.80)}
     for (target, schedule), (basic, adv) in expected.items():
