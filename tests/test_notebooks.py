@@ -1,4 +1,4 @@
-"""Every chapter runs, and reads cleanly, as a plain Jupyter notebook (issues 9 and 12).
+"""Every chapter runs, and reads cleanly, as a plain Jupyter notebook.
 
 What readers get outside the HTML book is the ``.ipynb`` twin of each chapter: committed as
 ``book/<chapter>.ipynb`` for Colab and Binder, and offered by the ".ipynb" download button.
