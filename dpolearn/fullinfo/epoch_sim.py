@@ -10,7 +10,8 @@ the 2^(r-1) rounds of the epoch:
 
 This costs O(K) per epoch, so horizons like T = 2^30 take milliseconds. In the deterministic
 setting the expected regret is even available exactly (no Monte Carlo) from the selection
-probabilities of report-noisy-max, computed here for each noise family.
+probabilities of report-noisy-max
+(:func:`dpolearn.mechanisms.noisy_max.selection_probabilities`).
 """
 from __future__ import annotations
 

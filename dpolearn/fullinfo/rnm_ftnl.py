@@ -258,7 +258,8 @@ class RNMFTNL(Policy):
         return np.argmax(noisy, axis=1)                         # ties: lowest index
 
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Epoch-level simulation, exact in distribution (:func:`run_epochs`)."""
+        """Epoch-level simulation, exact in distribution
+        (:func:`dpolearn.fullinfo.rnm_ftnl.run_epochs`)."""
         if not getattr(env, "has_block_sums", False):
             raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
         return run_epochs(self, env, horizon, np.asarray(checkpoints), n_runs)
