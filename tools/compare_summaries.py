@@ -7,6 +7,8 @@ are the renamed parameters, and only in the ``params`` column:
 
 * ``index_mode=A``                   -> ``index=alg3``                    (DP-UCB-INT)
 * ``c=<c>;...;resample=<0|1>;scale=<s>`` -> ``noise_factor=<s>;resample=<False|True>`` (RNM-FTNL)
+* ``noise=laplace;scale=K/eps``        -> nothing: Naive FTNL's constructor has no such
+  arguments, so its constructor-shaped ``params()`` no longer lists them
 
 Usage::
 
@@ -41,6 +43,8 @@ def normalise_params(params: str) -> str:
     if items.get("index_mode") == "A":
         del items["index_mode"]
         items["index"] = "alg3"
+    if items.get("scale") == "K/eps" and items.get("noise") == "laplace" and "c" not in items:
+        del items["scale"], items["noise"]               # Naive FTNL: not constructor arguments
     if "scale" in items and "c" in items:                # RNM-FTNL's former keywords
         del items["c"]
         items["noise_factor"] = items.pop("scale")

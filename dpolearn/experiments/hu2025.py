@@ -36,7 +36,7 @@ EPS_BASELINES = 0.5                                 # Appendix E.2
 #: per scale: horizons of Figure 3 (the last is T for Figures 4-7) and runs per configuration
 SIZES = {"quick": ((10**3, 3 * 10**3, 10**4), 10),
          "paper": ((10**3, 10**4, 10**5, 10**6), 20)}
-_CHAPTER = "gdp"
+_CHAPTER = "gdp_ts_ucb"
 
 
 def sizes(scale):
