@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Write (or check) ``book/boxes.md``: every definition, algorithm, theorem and lemma box of the
+book, by chapter in table-of-contents order, each linked with its number and title.
+
+sphinx-proof's own index page lists raw labels and nothing links to it; this page is the
+readable replacement, in the sidebar next to the notation page, with a link to the general index.
+
+    .venv/bin/python tools/boxes_page.py            # rewrite book/boxes.md
+    .venv/bin/python tools/boxes_page.py --check    # exit 1 when it is stale (tests run this)
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sync_notebooks import toc_files  # noqa: E402
+
+PAGE = ROOT / "book" / "boxes.md"
+KINDS = {"definition": "Definitions", "algorithm": "Algorithms", "theorem": "Theorems",
+         "lemma": "Lemmas", "corollary": "Corollaries", "proposition": "Propositions"}
+BOX = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)", re.M)
+LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
+TITLE = re.compile(r"^#\s+(.+)$", re.M)
+CHAPTER_LABEL = re.compile(r"^\((ch-[\w-]+)\)=\s*$", re.M)
+
+
+def boxes(md: Path) -> dict[str, list[str]]:
+    """Labels of the chapter's boxes, by kind, in order of appearance."""
+    found: dict[str, list[str]] = {}
+    for match in BOX.finditer(md.read_text(encoding="utf-8")):
+        kind, options = match.group(2), match.group(3)
+        label = LABEL.search(options)
+        if kind in KINDS and label:
+            found.setdefault(kind, []).append(label.group(1))
+    return found
+
+
+def page_text() -> str:
+    lines = ["(boxes)=", "# Definitions, algorithms and theorems", "",
+             "Every boxed definition, algorithm and theorem of the book, chapter by chapter; "
+             "each link shows the box's number and title.",
+             "Symbols are listed on the {ref}`notation` page, terms in the {ref}`glossary`, and "
+             "every index entry (mechanisms, algorithms, theorems, terms) in the "
+             "{ref}`general index <genindex>`.", ""]
+    for doc in toc_files():
+        md = ROOT / f"{doc}.md"
+        if not md.exists() or md == PAGE:
+            continue
+        found = boxes(md)
+        if not found:
+            continue
+        text = md.read_text(encoding="utf-8")
+        label = CHAPTER_LABEL.search(text)
+        title = TITLE.search(text).group(1).strip()
+        lines += [f"## {title}", ""]
+        if label:
+            lines += [f"Chapter: {{ref}}`{label.group(1)}`.", ""]
+        for kind, heading in KINDS.items():
+            if kind in found:
+                lines += [f"**{heading}**", ""]
+                lines += [f"- {{prf:ref}}`{lab}`" for lab in found[kind]] + [""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report a stale page, write nothing")
+    args = parser.parse_args(argv)
+    text = page_text()
+    current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
+    if args.check:
+        if text != current:
+            print(f"{PAGE.relative_to(ROOT)} is out of date: run tools/boxes_page.py")
+            return 1
+        print(f"{PAGE.relative_to(ROOT)} is current")
+        return 0
+    if text != current:
+        PAGE.write_text(text, encoding="utf-8")
+        print(f"wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
