@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_row_param, check_epsilon, check_positive
-from ..accounting import PureDP
-from ..mechanisms.laplace import laplace_block_release
+from ..accounting import PureDP, compose
+from ..mechanisms.laplace import block_release_guarantee, laplace_block_release
 from ..policy import Policy
 from .kl import klucb_upper
 
@@ -42,7 +42,7 @@ class _AdaP(Policy):
     @property
     def guarantee(self) -> PureDP:
         """``PureDP(epsilon)``: each sample enters one Laplace release of a sum, sensitivity 1."""
-        return PureDP(epsilon=self.epsilon)
+        return compose(block_release_guarantee(scale=1.0 / np.asarray(self.epsilon, dtype=float)))
 
     def reset(self, n_runs, n_arms, rng):
         self._rng = rng

@@ -16,8 +16,8 @@ from .._validation import (
     check_positive_int,
     check_probability,
 )
-from ..accounting import PureDP
-from ..mechanisms.laplace import laplace_block_release
+from ..accounting import PureDP, compose
+from ..mechanisms.laplace import block_release_guarantee, laplace_block_release
 from ..policy import Policy
 
 __all__ = ["DPSE", "dpse_epoch_length"]
@@ -112,7 +112,8 @@ class DPSE(Policy):
 
     @property
     def guarantee(self) -> PureDP:
-        return PureDP(epsilon=self.epsilon)
+        # each reward enters one epoch mean, released with Lap(1/(eps R_e)) at sensitivity 1/R_e
+        return compose(block_release_guarantee(scale=1.0 / np.asarray(self.epsilon, dtype=float)))
 
     # ---- state -----------------------------------------------------------------------------
     def reset(self, n_runs, n_arms, rng):

@@ -6,7 +6,7 @@ import numpy as np
 from .._validation import as_rng, check_epsilon, check_positive
 from ..accounting import PureDP
 
-__all__ = ["LaplaceMechanism", "laplace_block_release"]
+__all__ = ["LaplaceMechanism", "laplace_block_release", "block_release_guarantee"]
 
 
 def laplace_block_release(block_sums, scale, rng: np.random.Generator) -> np.ndarray:
@@ -27,6 +27,16 @@ def laplace_block_release(block_sums, scale, rng: np.random.Generator) -> np.nda
     rng : numpy Generator
     """
     return block_sums + rng.laplace(0.0, scale)
+
+
+def block_release_guarantee(scale, sensitivity=1.0) -> PureDP:
+    """The record of :func:`laplace_block_release`: ``PureDP(sensitivity / scale)`` for all
+    releases together (one Laplace draw per disjoint block, parallel composition).
+
+    >>> block_release_guarantee(scale=2.0)
+    PureDP(epsilon=0.5)
+    """
+    return PureDP(epsilon=np.asarray(sensitivity, dtype=float) / np.asarray(scale, dtype=float))
 
 
 class LaplaceMechanism:
