@@ -82,13 +82,15 @@ def test_chapter_pdf_shows_no_raw_markup(chapter_pdf):
 
 
 def test_chapter_pdf_pages_carry_ink(chapter_pdf, tmp_path):
-    """Rasterise the first pages: each has text or figures (a blank page means a print failure)."""
+    """Rasterise every page: each has text or figures (a blank page means a print failure)."""
     pdf, _, _, _ = chapter_pdf
-    subprocess.run(["pdftoppm", "-r", "30", "-gray", "-f", "1", "-l", "8", str(pdf),
-                    str(tmp_path / "p")], check=True)
+    subprocess.run(["pdftoppm", "-r", "60", "-gray", str(pdf), str(tmp_path / "p")], check=True)
     for page in sorted(tmp_path.glob("p-*.pgm")):
         data = page.read_bytes()
         header_end = data.index(b"255\n") + 4           # binary PGM: P5 w h 255\n pixels
         pixels = data[header_end:]
-        dark = sum(1 for b in pixels if b < 128) / len(pixels)
-        assert dark > 0.005, f"{page.name} is blank ({dark:.2%} dark pixels)"
+        ink = sum(1 for b in pixels if b < 160) / len(pixels)
+        # A page with only the footer line has about 0.05 % ink; the emptiest real page of the
+        # primer (a figure, its caption and one sentence, the rest pushed to the next sheet so
+        # a code cell is not split) has about 1.5 %.
+        assert ink > 0.003, f"{page.name} is blank ({ink:.2%} of its pixels carry ink)"
