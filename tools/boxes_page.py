@@ -23,7 +23,7 @@ from sync_notebooks import toc_files  # noqa: E402
 PAGE = ROOT / "book" / "boxes.md"
 KINDS = {"definition": "Definitions", "algorithm": "Algorithms", "theorem": "Theorems",
          "lemma": "Lemmas", "corollary": "Corollaries", "proposition": "Propositions"}
-BOX = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)", re.M)
+BOX = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?::[\w-]+:[^\n]*\n)*)", re.M)
 LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
 TITLE = re.compile(r"^#\s+(.+)$", re.M)
 CHAPTER_LABEL = re.compile(r"^\((ch-[\w-]+)\)=\s*$", re.M)
@@ -31,19 +31,24 @@ CHAPTER_LABEL = re.compile(r"^\((ch-[\w-]+)\)=\s*$", re.M)
 
 def boxes(md: Path) -> dict[str, list[str]]:
     """Labels of the chapter's boxes, by kind, in order of appearance."""
-    found: dict[str, list[str]] = {}
+    return {kind: [label for label, _ in items] for kind, items in titled_boxes(md).items()}
+
+
+def titled_boxes(md: Path) -> dict[str, list[tuple[str, str]]]:
+    """(label, title) of the chapter's boxes, by kind, in order of appearance."""
+    found: dict[str, list[tuple[str, str]]] = {}
     for match in BOX.finditer(md.read_text(encoding="utf-8")):
-        kind, options = match.group(2), match.group(3)
+        kind, title, options = match.group(2), match.group(3).strip(), match.group(4)
         label = LABEL.search(options)
         if kind in KINDS and label:
-            found.setdefault(kind, []).append(label.group(1))
+            found.setdefault(kind, []).append((label.group(1), title))
     return found
 
 
 def page_text() -> str:
     lines = ["(boxes)=", "# Definitions, algorithms and theorems", "",
              "Every boxed definition, algorithm and theorem of the book, chapter by chapter; "
-             "each link shows the box's number and title.",
+             "each entry links the box by its number and gives its title.",
              "Symbols are listed on the {ref}`notation` page, terms in the {ref}`glossary`, and "
              "every index entry (mechanisms, algorithms, theorems, terms) in the "
              "{ref}`general index <genindex>`.", ""]
@@ -51,7 +56,7 @@ def page_text() -> str:
         md = ROOT / f"{doc}.md"
         if not md.exists() or md == PAGE:
             continue
-        found = boxes(md)
+        found = titled_boxes(md)
         if not found:
             continue
         text = md.read_text(encoding="utf-8")
@@ -63,7 +68,8 @@ def page_text() -> str:
         for kind, heading in KINDS.items():
             if kind in found:
                 lines += [f"**{heading}**", ""]
-                lines += [f"- {{prf:ref}}`{lab}`" for lab in found[kind]] + [""]
+                lines += [f"- {{prf:ref}}`{lab}`" + (f": {title}" if title else "")
+                          for lab, title in found[kind]] + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
