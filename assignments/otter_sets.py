@@ -41,30 +41,15 @@ import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from myst_to_notebook import toc_files  # noqa: E402  (the one reading of _toc.yml)
+
 SETS = ("set1", "set2", "set3")
 STUDENT_COPIES = ROOT / "assignments" / "student"
 PLACEHOLDER = re.compile(r"\{\{exercise:([A-Za-z0-9_-]+)\}\}")
 EXERCISE_START = re.compile(r"^```\{exercise(?:-start)?\}\s*$")
 LABEL = re.compile(r"^:label:\s*(\S+)\s*$")
-
-
-def toc_documents(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
-    """Every document of ``_toc.yml`` (root first), without suffix, in reading order."""
-    toc = yaml.safe_load(toc_path.read_text())
-    files = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                walk(node.get(key) or [])
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(toc)
-    return files
 
 
 def chapter_title(path: Path) -> str:
@@ -84,7 +69,7 @@ def exercise_numbers(root: Path = ROOT) -> dict[str, tuple[int, str]]:
     """
     numbers: dict[str, tuple[int, str]] = {}
     count = 0
-    for doc in toc_documents(root / "_toc.yml"):
+    for doc in toc_files(root / "_toc.yml"):
         path = root / f"{doc}.md"
         if not path.exists():
             continue
