@@ -112,7 +112,7 @@ def test_match_c_equates_gdp(alpha, b):
     (dict(alpha=float("nan"), horizon=100), ValueError, "alpha"),
     (dict(alpha="1", horizon=100), TypeError, "alpha"),
     (dict(alpha=0.5, horizon=2), ValueError, "horizon"),
-    (dict(alpha=0.5, horizon=100.5), TypeError, "horizon"),
+    (dict(alpha=0.5, horizon=100.5), ValueError, "horizon"),
     (dict(alpha=0.5, horizon="100"), TypeError, "horizon"),
     (dict(alpha=0.5, horizon=100, budget="round"), ValueError, "budget"),
     (dict(alpha=0.5, horizon=100, max_init="0"), TypeError, "max_init"),
@@ -131,7 +131,7 @@ def test_keyword_only():
 
 @pytest.mark.parametrize("kwargs, exc, word", [
     (dict(b=-1, c=1.0, horizon=100), ValueError, "b"),
-    (dict(b=1.5, c=1.0, horizon=100), TypeError, "b"),
+    (dict(b=1.5, c=1.0, horizon=100), ValueError, "b"),
     (dict(b=1, c=0.0, horizon=100), ValueError, "c"),
     (dict(b=1, c=1.0, horizon=1), ValueError, "horizon"),
 ])

@@ -22,7 +22,14 @@ import math
 
 import numpy as np
 
-from .._validation import as_float_array, as_row_param, check_bool, check_choice, check_positive
+from .._validation import (
+    as_float_array,
+    as_row_param,
+    check_bool,
+    check_choice,
+    check_int_array,
+    check_positive,
+)
 from ..accounting import GaussianDP, compose
 from ..policy import Policy
 from .baselines import GaussianTS
@@ -45,17 +52,10 @@ def _check_alpha(alpha):
 
 def _check_horizon(horizon):
     """Horizon T: an integer >= 3 (so that ln T > 1), or an integer array of them."""
-    if isinstance(horizon, (bool, str)) or horizon is None:
-        raise TypeError(f"horizon must be an integer or an array of integers, got {horizon!r}")
-    arr = np.asarray(horizon)
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise TypeError(f"horizon must be an integer or an array of integers, got {horizon!r}")
-    if np.any(arr < 3):
-        shown = horizon if arr.ndim == 0 else arr[arr < 3].ravel()[0]
-        raise ValueError(f"horizon must be >= 3, got {shown!r}")
+    return _int_or_array(check_int_array("horizon", horizon, minimum=3))
+
+
+def _int_or_array(arr: np.ndarray):
     return int(arr) if arr.ndim == 0 else arr
 
 
@@ -156,15 +156,8 @@ def match_c(horizon, alpha, b):
 
 
 def _check_b(b):
-    if isinstance(b, (bool, str)) or b is None:
-        raise TypeError(f"b must be a non-negative integer or an array of them, got {b!r}")
-    arr = np.asarray(b)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"b must be a non-negative integer or an array of them, got {b!r}")
-    if np.any(arr < 0):
-        shown = b if arr.ndim == 0 else arr[arr < 0].ravel()[0]
-        raise ValueError(f"b must be >= 0, got {shown!r}")
-    return int(arr) if arr.ndim == 0 else arr
+    """Pre-pull count b: an integer >= 0, or an integer array of them."""
+    return _int_or_array(check_int_array("b", b, minimum=0))
 
 
 # ------------------------------------------------------------------ DP-TS-UCB
