@@ -4,7 +4,8 @@ temporary copy of the repository, run the test suite there, and report killed / 
 
 Usage::
 
-    python tools/mutants.py                 # every mutant, full non-book suite, one pytest at a time
+    python tools/mutants.py                 # every mutant, the full non-book suite,
+                                            # one pytest at a time
     python tools/mutants.py --list          # the catalogue
     python tools/mutants.py --check         # only check that every anchor applies (no tests)
     python tools/mutants.py --only ID [--only ID2]
@@ -37,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from mutants_catalogue import MUTANTS
+from mutants_catalogue import MUTANTS  # noqa: E402 (importable once tools/ is on the path)
 
 #: Top-level entries NOT copied into a sandbox (version control, environments, build output).
 SKIP = {".git", ".venv", "_build", "results", ".pytest_cache", ".ruff_cache", "dpolearn.egg-info",
@@ -49,21 +50,23 @@ EXCLUDE_GLOBS = ["tests/test_book*.py", "tests/test_notebook*.py", "tests/test_b
                  "tests/test_api_reference*.py", "tests/browser_fixture"]
 #: Run first: the tests that check privacy behaviour directly.
 FIRST = ["tests/test_privacy_behaviour.py"]
-#: Tests of each module, run right after FIRST when that module is mutated.
+#: Tests of each module, run right after FIRST when that module is mutated: keyed by the path
+#: of the module, or of its package (ending in "/") for every module in it.
 MODULE_TESTS = {
-    "laplace.py": ["tests/test_mechanisms.py"],
-    "gaussian.py": ["tests/test_mechanisms.py", "tests/test_gdp.py"],
-    "noisy_max.py": ["tests/test_mechanisms.py"],
-    "counters.py": ["tests/test_counters.py", "tests/test_dp_ucb.py"],
-    "interval_mean.py": ["tests/test_interval_mean.py", "tests/test_dp_ucb.py"],
-    "lazy_mean.py": ["tests/test_lazy_mean.py", "tests/test_lazy.py"],
-    "dp_ucb.py": ["tests/test_dp_ucb.py"],
-    "dpts.py": ["tests/test_dpts.py"],
-    "dpse.py": ["tests/test_dpse.py"],
-    "adap.py": ["tests/test_adap.py"],
-    "rnm_ftnl.py": ["tests/test_rnm_ftnl.py", "tests/test_epoch_sim.py"],
-    "epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
-    "dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
+    "dpolearn/mechanisms/laplace.py": ["tests/test_mechanisms.py"],
+    "dpolearn/mechanisms/gaussian.py": ["tests/test_mechanisms.py", "tests/test_gdp.py"],
+    "dpolearn/mechanisms/noisy_max.py": ["tests/test_mechanisms.py"],
+    "dpolearn/mechanisms/counters/": ["tests/test_counters.py", "tests/test_dp_ucb.py"],
+    "dpolearn/mechanisms/interval_mean.py": ["tests/test_interval_mean.py",
+                                             "tests/test_dp_ucb.py"],
+    "dpolearn/mechanisms/lazy_mean.py": ["tests/test_lazy_mean.py", "tests/test_lazy.py"],
+    "dpolearn/bandits/dp_ucb.py": ["tests/test_dp_ucb.py"],
+    "dpolearn/bandits/dpts.py": ["tests/test_dpts.py"],
+    "dpolearn/bandits/dpse.py": ["tests/test_dpse.py"],
+    "dpolearn/bandits/adap.py": ["tests/test_adap.py"],
+    "dpolearn/fullinfo/rnm_ftnl.py": ["tests/test_rnm_ftnl.py", "tests/test_epoch_sim.py"],
+    "dpolearn/fullinfo/epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
+    "dpolearn/bandits/dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
 }
 #: Seconds per mutant when there is no baseline run to scale from; with one, 3 x its duration
 #: + 2 minutes. A hang counts as killed-by-timeout, shown as such.
@@ -124,6 +127,13 @@ def make_sandbox() -> Path:
     return box
 
 
+def module_tests(mutated_file: str) -> list:
+    """The tests of the mutated module (``MODULE_TESTS``: its path, or its package's)."""
+    path = Path(mutated_file).as_posix()
+    return [test for key, tests in MODULE_TESTS.items()
+            if path == key or (key.endswith("/") and path.startswith(key)) for test in tests]
+
+
 def pytest_stages(box: Path, mutated_file: str | None, tests=None) -> list:
     """pytest commands run one after the other in the sandbox, each stopping at its first
     failure: (1) the privacy behaviour tests and the tests of the mutated module, (2) the rest
@@ -137,7 +147,7 @@ def pytest_stages(box: Path, mutated_file: str | None, tests=None) -> list:
         base += ["--ignore-glob", str(box / pattern)]
     if tests:
         return [base + list(tests)]
-    first = list(FIRST) + (MODULE_TESTS.get(Path(mutated_file).name, []) if mutated_file else [])
+    first = list(FIRST) + (module_tests(mutated_file) if mutated_file else [])
     first = [p for i, p in enumerate(first) if p not in first[:i] and (box / p).exists()]
     rest = base + [arg for p in first for arg in ("--ignore", str(box / p))] + ["tests", "dpolearn"]
     return [base + first, rest]
@@ -226,9 +236,10 @@ def main(argv=None) -> int:
     if args.list or args.check:
         problems = dict(check_catalogue(mutants))
         width = max(len(m["id"]) for m in mutants)
+        file_width = max(len(m["file"]) for m in mutants)
         for m in mutants:
             mark = "ok " if m["id"] not in problems else "BAD"
-            print(f"{mark} {m['id']:<{width}}  {m['file']:<38} {m['description']}")
+            print(f"{mark} {m['id']:<{width}}  {m['file']:<{file_width}} {m['description']}")
         for mid, msg in problems.items():
             print(f"ANCHOR {mid}: {msg}")
         print(f"{len(mutants)} mutants, {len(problems)} with anchor problems")
