@@ -22,7 +22,7 @@ from dpolearn.accounting import advanced_composition
 from dpolearn.bandits.dp_ts_ucb import dp_ts_ucb_gdp, sampling_budget
 from dpolearn.bandits.kl import kl_bernoulli
 from dpolearn.experiments import compare as cmp
-from dpolearn.experiments.primer import lai_robbins_rate, ucb1_bound
+from dpolearn.experiments.primer import ucb1_bound
 from dpolearn.mechanisms import interval_mean as im
 
 HERE = Path(__file__).resolve().parent
@@ -82,7 +82,7 @@ def expected_rows() -> list[tuple[str, str, str]]:
     T5 = 10 ** 5
     add("ex-primer-ucb-bound", "UCB1 bound at T = 10⁵, means (0.9, 0.6)", f"{ucb1_bound([0.9, 0.6], [T5])[0]:.1f}")
     add("ex-primer-ucb-bound", "kl(0.6, 0.9)", f"{float(kl_bernoulli(0.6, 0.9)):.3f}")
-    add("ex-primer-ucb-bound", "Lai–Robbins rate × ln T", f"{lai_robbins_rate([0.9, 0.6]) * math.log(T5):.1f}")
+    add("ex-primer-ucb-bound", "Lai–Robbins rate × ln T", f"{lb.lai_robbins_constant([0.9, 0.6]) * math.log(T5):.1f}")
     add("ex-primer-code-ucb", "UCB1 bound at T = 20,000, means (0.5, 0.45) / 0.05 T",
         f"{ucb1_bound([0.5, 0.45], [20_000])[0]:.0f} / {0.05 * 20_000:.0f}")
     policy = dpl.bandits.DPUCBBound(epsilon=1.0, split="paper")

@@ -43,47 +43,18 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from myst_to_notebook import toc_files  # noqa: E402  (the one reading of _toc.yml)
+from myst_to_notebook import book_index  # noqa: E402  (the one numbering of the book)
 
 SETS = ("set1", "set2", "set3")
 STUDENT_COPIES = ROOT / "assignments" / "student"
 PLACEHOLDER = re.compile(r"\{\{exercise:([A-Za-z0-9_-]+)\}\}")
-EXERCISE_START = re.compile(r"^```\{exercise(?:-start)?\}\s*$")
-LABEL = re.compile(r"^:label:\s*(\S+)\s*$")
-
-
-def chapter_title(path: Path) -> str:
-    """The first level-1 heading of a chapter."""
-    for line in path.read_text().splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    raise ValueError(f"no title in {path}")
 
 
 def exercise_numbers(root: Path = ROOT) -> dict[str, tuple[int, str]]:
-    """Map each exercise label to (book-wide number, chapter title).
-
-    sphinx-exercise numbers exercises with one counter over the whole book (the table of
-    contents is not numbered), in document order; both the ``exercise`` and the gated
-    ``exercise-start`` forms count.
-    """
-    numbers: dict[str, tuple[int, str]] = {}
-    count = 0
-    for doc in toc_files(root / "_toc.yml"):
-        path = root / f"{doc}.md"
-        if not path.exists():
-            continue
-        lines = path.read_text().splitlines()
-        title = chapter_title(path)
-        for i, line in enumerate(lines):
-            if EXERCISE_START.match(line):
-                count += 1
-                for following in lines[i + 1:i + 6]:
-                    match = LABEL.match(following)
-                    if match:
-                        numbers[match.group(1)] = (count, title)
-                        break
-    return numbers
+    """Map each exercise label to (book-wide number, chapter title), as the book renders them
+    (:meth:`myst_to_notebook.BookIndex.exercise_numbers`: sphinx-exercise numbers exercises with
+    one counter over the whole book, in table-of-contents order)."""
+    return book_index(root).exercise_numbers()
 
 
 def release_fields(root: Path = ROOT) -> dict[str, str]:

@@ -1,16 +1,16 @@
-"""Epoch-level simulator, exact RNM selection probabilities and exact deterministic regret."""
+"""Epoch-level simulation (the epoch path of dpolearn.simulate), exact RNM selection
+probabilities and exact deterministic regret."""
 import time
 
 import numpy as np
 import pytest
 
 import dpolearn as dpl
+from dpolearn.envs import TwoPointExperts
 from dpolearn.fullinfo import RNMFTNL, NaiveFTNL
 from dpolearn.fullinfo.epoch_sim import (
-    TwoPointLosses,
     epoch_loss_sums,
     exact_regret_deterministic,
-    simulate_epochs,
     two_action_probability,
 )
 from dpolearn.mechanisms import ExponentialMechanism, ReportNoisyMax
@@ -50,7 +50,7 @@ def test_epoch_level_matches_per_round(noise, resample):
 
 
 def test_two_point_epoch_sums_match_per_round_sums():
-    inst = TwoPointLosses(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
+    inst = TwoPointExperts(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
     rng = np.random.default_rng(0)
     n, runs = 8, 50_000
     G = epoch_loss_sums(inst, n, False, runs, rng)
@@ -87,32 +87,28 @@ def test_reward_kind_is_loss_one_minus_reward():
     assert close_means(a, b)
 
 
-def test_simulate_epochs_deterministic_matches_exact_and_fixed_sequence():
+def test_epoch_path_deterministic_matches_exact_and_fixed_sequence():
     mu = np.array([0.0, 0.3, 0.3, 1.0, 1.0])
     T = 255
     exact = exact_regret_deterministic(
         mu, epsilon=1.0, noise="laplace", horizon=np.array([7, 64, T])
     )
-    ep = simulate_epochs(RNMFTNL(epsilon=1.0), TwoPointLosses.deterministic(mu), T, 4000, seed=7,
-                         checkpoints=[7, 64, T])
+    ep = dpl.simulate(RNMFTNL(epsilon=1.0), TwoPointExperts.deterministic(mu), T, 4000, seed=7,
+                      checkpoints=[7, 64, T])
     assert np.all(np.abs(ep.mean() - exact) <= 4.5 * ep.se())
     per_round = dpl.simulate(RNMFTNL(epsilon=1.0), dpl.FixedSequence(np.tile(mu, (T, 1))), T, 4000,
                              seed=8, checkpoints=[7, 64, T])
     assert np.all(np.abs(per_round.mean() - exact) <= 4.5 * per_round.se())
 
 
-def test_simulate_epochs_checkpoints_inside_epochs_are_linear():
-    res = simulate_epochs(RNMFTNL(epsilon=np.inf, first_action="first"),
-                          TwoPointLosses.deterministic([0.5, 0.0]), 20, 1, checkpoints=range(1, 21))
+def test_epoch_path_checkpoints_inside_epochs_are_linear():
+    res = dpl.simulate(RNMFTNL(epsilon=np.inf, first_action="first"),
+                       TwoPointExperts.deterministic([0.5, 0.0]), 20, 1, checkpoints=range(1, 21))
     # J_0 = 0 (gap 0.5) in round 1, then the noiseless leader (action 1, gap 0) forever
     assert res.regret[0].tolist() == [0.5] * 20
-    res = simulate_epochs(NaiveFTNL(epsilon=1e-9, first_action="first"),
-                          TwoPointLosses.deterministic([0.5, 0.0]), 20, 1, checkpoints=range(1, 21))
+    res = dpl.simulate(NaiveFTNL(epsilon=1e-9, first_action="first"),
+                       TwoPointExperts.deterministic([0.5, 0.0]), 20, 1, checkpoints=range(1, 21))
     assert np.all(np.diff(res.regret[0]) >= 0)
-    with pytest.raises(TypeError, match="instance"):
-        simulate_epochs(RNMFTNL(epsilon=1.0), [0.1, 0.2], 10)
-    with pytest.raises(TypeError, match="policy"):
-        simulate_epochs(dpl.FTL(), TwoPointLosses.bernoulli([0.1, 0.2]), 10)
 
 
 def test_regret_vs_T_up_to_2_pow_30_in_seconds():
@@ -146,14 +142,14 @@ def test_rnm_probabilities_match_monte_carlo(noise):
 
 
 @pytest.mark.parametrize("noise", NOISES)
-@pytest.mark.parametrize("beta", [0.05, 0.6, 7.0])
-def test_rnm_probabilities_match_quadrature(noise, beta):
-    p = rnm_probabilities(SCORES, noise, beta)
-    q = ReportNoisyMax(scale=beta, noise=noise).selection_probabilities(SCORES)
+@pytest.mark.parametrize("scale", [0.05, 0.6, 7.0])
+def test_rnm_probabilities_match_quadrature(noise, scale):
+    p = rnm_probabilities(SCORES, noise, scale)
+    q = ReportNoisyMax(scale=scale, noise=noise).selection_probabilities(SCORES)
     np.testing.assert_allclose(p, q, atol=2e-8)
 
 
-def test_gumbel_is_exponential_mechanism_and_beta_zero_is_argmax():
+def test_gumbel_is_exponential_mechanism_and_scale_zero_is_argmax():
     em = ExponentialMechanism(epsilon=1.3)
     np.testing.assert_allclose(
         rnm_probabilities(SCORES, "gumbel", 2 / 1.3), em.probabilities(SCORES)
@@ -180,8 +176,8 @@ def test_noise_difference_sf_matches_two_action_probabilities(noise):
 
 
 # --- the two-action resampling example of Wu and Wang, Section 3.1 ----------------------------
-PRINTED = TwoPointLosses(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
-CORRECTED = TwoPointLosses(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
+PRINTED = TwoPointExperts(np.array([0.3, 0.0]), np.array([0.3, 0.4]), np.array([0.0, 0.8]))
+CORRECTED = TwoPointExperts(np.array([0.3, 0.2]), np.array([0.3, 0.9]), np.array([0.0, 0.2]))
 
 
 def test_example_means():
@@ -211,9 +207,9 @@ def test_example_means():
     ],
 )
 def test_resampling_example_probabilities(inst, n, eps, b0, b1):
-    beta = 0.0 if np.isinf(eps) else 2.0 / eps
-    got0 = two_action_probability(inst, n, resample=False, noise="laplace", beta=beta)
-    got1 = two_action_probability(inst, n, resample=True, noise="laplace", beta=beta)
+    b = 0.0 if np.isinf(eps) else 2.0 / eps
+    got0 = two_action_probability(inst, n, resample=False, noise="laplace", scale=b)
+    got1 = two_action_probability(inst, n, resample=True, noise="laplace", scale=b)
     assert abs(got0 - b0) < 6e-5 and abs(got1 - b1) < 6e-5
 
 
@@ -221,10 +217,10 @@ def test_resampling_example_by_simulation():
     # The exact formula against Monte Carlo of the epoch-level policy, both B.
     n_runs = 40_000
     for resample in (False, True):
-        res = simulate_epochs(RNMFTNL(epsilon=10.0, resample=resample), CORRECTED, 4, n_runs,
-                              seed=12, checkpoints=[4])
+        res = dpl.simulate(RNMFTNL(epsilon=10.0, resample=resample), CORRECTED, 4, n_runs,
+                           seed=12, checkpoints=[4])
         # round 4 plays J_2 (from the n = 2 rounds 2, 3); pulls of action 1 in round 4 only:
-        p = two_action_probability(CORRECTED, 2, resample=resample, beta=0.2)
+        p = two_action_probability(CORRECTED, 2, resample=resample, scale=0.2)
         pol = RNMFTNL(epsilon=10.0, resample=resample)
         pol.reset(n_runs, 2, np.random.default_rng(13))
         G = epoch_loss_sums(CORRECTED, 2, resample, n_runs, np.random.default_rng(14))
@@ -232,14 +228,21 @@ def test_resampling_example_by_simulation():
         assert abs(f - p) < 4.5 * np.sqrt(p * (1 - p) / n_runs)
         assert res.regret.shape == (n_runs, 1)
     with pytest.raises(ValueError, match="K = 2"):
-        two_action_probability(TwoPointLosses.bernoulli([0.1, 0.2, 0.3]), 1, resample=True)
+        two_action_probability(TwoPointExperts.bernoulli([0.1, 0.2, 0.3]), 1, resample=True)
+
+
+@pytest.mark.parametrize("scale, exc", [(-1.0, ValueError), (np.nan, ValueError), ("1", TypeError),
+                                        (None, TypeError), (True, TypeError)])
+def test_two_action_probability_refuses_a_bad_noise_scale(scale, exc):
+    with pytest.raises(exc, match="scale"):
+        two_action_probability(CORRECTED, 2, resample=False, scale=scale)
 
 
 # --- exact regret in the deterministic setting ----------------------------------------------------
 def test_exact_regret_two_actions_hand_value():
     hand = 0.5 + sum(2 ** m / (1 + np.exp(2 ** (m - 1) / 2)) for m in range(1, 12))
     assert abs(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="gumbel") - hand) < 1e-10
-    # Exp: P(J = 1) = P(Q_2 - Q_1 > x) = exp(-x / beta) / 2 for x > 0
+    # Exp: P(J = 1) = P(Q_2 - Q_1 > x) = exp(-x / b) / 2 for x > 0 (b = 2)
     hand_exp = 0.5 + sum(2 ** m * 0.5 * np.exp(-(2 ** (m - 1)) / 2) for m in range(1, 14))
     assert (
         abs(exact_regret_deterministic([0.0, 1.0], epsilon=1.0, noise="exponential") - hand_exp)
@@ -312,7 +315,7 @@ def test_lemma6_monotone_selection_with_resampling(noise):
     # must be chosen at least as often, and P[J = j-th best] <= 1/j.
     from scipy import stats
 
-    n, mu, beta = 4, np.array([0.55, 0.3, 0.45]), 0.8
+    n, mu, scale = 4, np.array([0.55, 0.3, 0.45]), 0.8
     k = np.arange(n + 1)
     pmf = [stats.binom.pmf(k, n, m) for m in mu]
     p = np.zeros(3)
@@ -320,7 +323,7 @@ def test_lemma6_monotone_selection_with_resampling(noise):
         for b in k:
             for c in k:
                 w = pmf[0][a] * pmf[1][b] * pmf[2][c]
-                p += w * rnm_probabilities(-np.array([a, b, c], float), noise, beta)
+                p += w * rnm_probabilities(-np.array([a, b, c], float), noise, scale)
     order = np.argsort(mu)
     assert np.all(np.diff(p[order]) <= 1e-12)
     assert np.all(p[order] <= 1.0 / np.arange(1, 4) + 1e-12)

@@ -490,45 +490,22 @@ CASES = {
     "dpolearn.fullinfo.epoch_sim.privacy_loss_two_actions": [
         (lambda: epoch_sim.privacy_loss_two_actions(1.0, noise="normal"), ValueError, "noise"),
     ],
-    "dpolearn.fullinfo.epoch_sim.run_epochs": [
-        (
-            lambda: epoch_sim.run_epochs(dpl.FTL(), _two_point(), 10, np.array([10]), 1),
-            TypeError,
-            "policy must be an RNMFTNL",
-        ),
-        (
-            lambda: epoch_sim.run_epochs(
-                fullinfo.RNMFTNL(epsilon=1),
-                dpl.FixedSequence(np.zeros((3, 2))),
-                3,
-                np.array([3]),
-                1,
-            ),
-            TypeError,
-            "env must offer",
-        ),
-    ],
-    "dpolearn.fullinfo.epoch_sim.simulate_epochs": [
-        (
-            lambda: epoch_sim.simulate_epochs(fullinfo.RNMFTNL(epsilon=1.0), [0.1, 0.2], 10),
-            TypeError,
-            "instance",
-        ),
-        (lambda: epoch_sim.simulate_epochs(dpl.FTL(), _two_point(), 10), TypeError, "policy"),
-        (
-            lambda: epoch_sim.simulate_epochs(
-                fullinfo.RNMFTNL(epsilon=1.0), _two_point(), 10, seed="abc"
-            ),
-            TypeError,
-            "seed.*'abc'",
-        ),
-    ],
     "dpolearn.fullinfo.epoch_sim.two_action_probability": [
         (
             lambda: epoch_sim.two_action_probability(
                 envs.TwoPointExperts.bernoulli([0.1, 0.2, 0.3]), 1, resample=True
             ),
             ValueError,
+            "instance",
+        ),
+        (
+            lambda: epoch_sim.two_action_probability(_two_point(), 1, resample=True, scale=-1),
+            ValueError,
+            "scale.*-1",
+        ),
+        (
+            lambda: epoch_sim.two_action_probability([0.1, 0.2], 1, resample=True),
+            TypeError,
             "instance",
         ),
     ],

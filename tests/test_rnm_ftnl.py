@@ -12,6 +12,7 @@ from dpolearn.fullinfo.rnm_ftnl import (
     epoch_bounds,
     epoch_of,
     n_epochs,
+    run_epochs,
 )
 from dpolearn.mechanisms import ReportNoisyMax
 from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
@@ -90,7 +91,7 @@ def test_noise_scale_of_named_scales(scale, noise):
     p = RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale)
     p.reset(3, 4, np.random.default_rng(0))
     c = {"strict": 2.0, "hu2021": 1.0, "wu2025": 1.0 if noise == "exponential" else 2.0}[scale]
-    np.testing.assert_allclose(p.beta_[:, 0], c / eps)
+    np.testing.assert_allclose(p.noise_scale_[:, 0], c / eps)
     np.testing.assert_allclose(p.guarantee.epsilon, 2.0 / c * eps)
     assert p.paper_claim == PureDP(epsilon=eps)
 
@@ -104,9 +105,9 @@ def test_presets_and_variants():
         False,
     )
     assert hu.guarantee == PureDP(epsilon=1.0) and hu.paper_claim == PureDP(epsilon=0.5)
-    assert hu.beta() == 2.0
+    assert hu.noise_scale() == 2.0
     wu = {n: RNMFTNL.wu2025(epsilon=1.0, noise=n) for n in NOISES}
-    assert {n: p.beta() for n, p in wu.items()} == {
+    assert {n: p.noise_scale() for n, p in wu.items()} == {
         "laplace": 2.0,
         "exponential": 1.0,
         "gumbel": 2.0,
@@ -115,7 +116,7 @@ def test_presets_and_variants():
     assert wu["laplace"].guarantee == wu["gumbel"].guarantee == PureDP(epsilon=1.0)
     assert all(p.resample and p.first_action == "uniform" for p in wu.values())
     strict = RNMFTNL(epsilon=1.0)
-    assert (strict.noise, strict.beta(), strict.first_action, strict.resample) == (
+    assert (strict.noise, strict.noise_scale(), strict.first_action, strict.resample) == (
         "laplace",
         2.0,
         "uniform",
@@ -123,21 +124,21 @@ def test_presets_and_variants():
     )
     for resample, noise, _ in WU2025_TABLE2.values():
         p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor="strict", resample=resample)
-        assert (p.resample, p.noise, p.beta(), p.guarantee) == (
+        assert (p.resample, p.noise, p.noise_scale(), p.guarantee) == (
             resample,
             noise,
             2.0,
             PureDP(epsilon=1.0),
         )
     custom = RNMFTNL(epsilon=2.0, noise_factor=3.0)
-    assert custom.beta() == 1.5 and custom.guarantee == PureDP(epsilon=4.0 / 3.0)
+    assert custom.noise_scale() == 1.5 and custom.guarantee == PureDP(epsilon=4.0 / 3.0)
     assert RNMFTNL(epsilon=2.0, scale=3.0).noise_factor == 3.0        # the older keyword
 
 
 def test_naive_ftnl_scale_is_K_over_epsilon():
     p = NaiveFTNL(epsilon=0.5)
     p.reset(2, 8, np.random.default_rng(0))
-    np.testing.assert_allclose(p.beta_, 16.0)
+    np.testing.assert_allclose(p.noise_scale_, 16.0)
     assert p.label == "Naive FTNL" and p.guarantee == PureDP(epsilon=0.5)
     assert RNMFTNL(epsilon=1.0).label == "RNM-FTNL"
 
@@ -150,7 +151,7 @@ def test_noisy_leader_frequencies_match_exact_probabilities(noise, scale):
     p = RNMFTNL(epsilon=1.0, noise=noise, noise_factor=scale)
     p.reset(n, 4, np.random.default_rng(3))
     freq = np.bincount(p.noisy_leader(np.broadcast_to(G, (n, 4))), minlength=4) / n
-    exact = rnm_probabilities(-G, noise, p.beta())
+    exact = rnm_probabilities(-G, noise, p.noise_scale())
     assert np.all(np.abs(freq - exact) <= 4.5 * np.sqrt(exact * (1 - exact) / n) + 1e-12)
 
 
@@ -236,6 +237,20 @@ def test_epsilon_array_length_checked():
         p.reset(3, 2, np.random.default_rng(0))
 
 
+def test_run_epochs_refuses_other_policies_and_environments_without_block_sums():
+    env = dpl.envs.TwoPointExperts.bernoulli([0.2, 0.5])
+    with pytest.raises(TypeError, match="policy must be an RNMFTNL"):
+        run_epochs(dpl.FTL(), env, 10, np.array([10]), 1)
+    with pytest.raises(TypeError, match="env must offer"):
+        run_epochs(RNMFTNL(epsilon=1), dpl.FixedSequence(np.zeros((3, 2))), 3, np.array([3]), 1)
+
+
+@pytest.mark.parametrize("n_arms, exc", [(0, ValueError), (1.5, TypeError), ("2", TypeError)])
+def test_noise_scale_refuses_a_bad_number_of_actions(n_arms, exc):
+    with pytest.raises(exc, match="n_arms"):
+        RNMFTNL(epsilon=1.0).noise_scale(n_arms)
+
+
 # --- privacy on neighbouring loss sequences ---------------------------------------------------
 def neighbouring_pair():
     """K = 2, epoch 2 (rounds 2, 3): G = (1, 1) versus G' = (2, 0) (the two-action example of
@@ -259,8 +274,8 @@ def test_exact_privacy_loss_paper_scale_exceeds_epsilon(noise, scale):
     # The broken variants (half the strict noise): caught, with loss approaching 2 epsilon.
     d = np.linspace(-40, 40, 4001)
     for eps in (0.5, 1.0, 2.0):
-        beta = SCALE_FACTORS[scale][noise] / eps
-        worst = privacy_loss_two_actions(d, noise=noise, scale=beta).max()
+        b = SCALE_FACTORS[scale][noise] / eps
+        worst = privacy_loss_two_actions(d, noise=noise, scale=b).max()
         assert worst > 1.8 * eps
         assert worst <= 2 * eps * (1 + 1e-9)
 
@@ -299,9 +314,9 @@ def test_policy_on_neighbouring_sequences(noise, scale, expect):
     n, eps = 200_000, 1.0
     fa = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale), a, n, seed=1)[3] == 0)
     fb = np.mean(play(RNMFTNL(epsilon=eps, noise=noise, noise_factor=scale), b, n, seed=2)[3] == 0)
-    beta = SCALE_FACTORS[scale][noise] / eps
-    pa = rnm_probabilities(np.array([-1.0, -1.0]), noise, beta)[0]
-    pb = rnm_probabilities(np.array([-2.0, 0.0]), noise, beta)[0]
+    noise_scale = SCALE_FACTORS[scale][noise] / eps
+    pa = rnm_probabilities(np.array([-1.0, -1.0]), noise, noise_scale)[0]
+    pb = rnm_probabilities(np.array([-2.0, 0.0]), noise, noise_scale)[0]
     for f, p in ((fa, pa), (fb, pb)):
         assert abs(f - p) < 4.5 * np.sqrt(p * (1 - p) / n)
     exact = np.log(pa / pb)
@@ -323,16 +338,16 @@ def test_repr_round_trips(make):
     p = make()
     again = eval(repr(p), {"RNMFTNL": RNMFTNL, "NaiveFTNL": NaiveFTNL})
     assert repr(again) == repr(p) and again.guarantee == p.guarantee
-    assert again.beta(4) == p.beta(4)
+    assert again.noise_scale(4) == p.noise_scale(4)
 
 
 @pytest.mark.parametrize("noise", NOISES)
 def test_noise_multiplier_guarantee_is_the_exact_rnm_loss(noise):
-    """Half of beta: the exact loss of the epoch's report-noisy-max on a worst-case pair of
-    epoch sums (every coordinate moved by 1, in opposite directions) exceeds epsilon and is
-    within the reported guarantee, 2 epsilon."""
+    """Half of the noise scale b: the exact loss of the epoch's report-noisy-max on a worst-case
+    pair of epoch sums (every coordinate moved by 1, in opposite directions) exceeds epsilon
+    and is within the reported guarantee, 2 epsilon."""
     p = RNMFTNL(epsilon=1.0, noise=noise, noise_multiplier=0.5)
-    rnm = ReportNoisyMax(scale=float(p.beta(3)), noise=noise)
+    rnm = ReportNoisyMax(scale=float(p.noise_scale(3)), noise=noise)
     G = np.array([0.0, 3.0, 3.0])
     worst = rnm.max_privacy_loss(-G, -(G + np.r_[-1.0, 1.0, 1.0]))
     assert 1.0 < worst <= float(p.guarantee.epsilon) + 1e-9

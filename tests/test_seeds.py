@@ -11,7 +11,6 @@ import dpolearn as dpl
 from dpolearn._validation import as_seed_sequence
 from dpolearn.envs import TwoPointExperts
 from dpolearn.fullinfo import RNMFTNL
-from dpolearn.fullinfo.epoch_sim import simulate_epochs
 
 BAD_SEEDS = [(None, TypeError), ("abc", TypeError), (1.5, TypeError), (True, TypeError),
              (np.random.default_rng(0), TypeError), (np.int64(-1), ValueError), (-3, ValueError),
@@ -29,9 +28,9 @@ def _simulate_blocks(seed):                # a block path (DP-SE) under the same
                         dpl.BernoulliBandit([0.6, 0.5]), 3000, 4, seed=seed)
 
 
-def _simulate_epochs(seed):
-    return simulate_epochs(RNMFTNL(epsilon=1.0), TwoPointExperts.bernoulli([0.3, 0.5]), 2000,
-                           8, seed=seed)
+def _simulate_epochs(seed):             # the epoch path (RNM-FTNL on two-point experts)
+    return dpl.simulate(RNMFTNL(epsilon=1.0), TwoPointExperts.bernoulli([0.3, 0.5]), 2000, 8,
+                        seed=seed)
 
 
 def _audit_sampler(seed):
@@ -46,7 +45,7 @@ def _audit_sampler(seed):
 
 
 ENTRY_POINTS = {"simulate": _simulate, "simulate (block path)": _simulate_blocks,
-                "simulate_epochs": _simulate_epochs, "audit.sample_actions": _audit_sampler}
+                "simulate (epoch path)": _simulate_epochs, "audit.sample_actions": _audit_sampler}
 
 
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
@@ -68,7 +67,7 @@ def test_int_and_numpy_int_seeds_agree(name):
     assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)
 
 
-@pytest.mark.parametrize("name", ["simulate", "simulate (block path)", "simulate_epochs"])
+@pytest.mark.parametrize("name", ["simulate", "simulate (block path)", "simulate (epoch path)"])
 @pytest.mark.parametrize("seed, exc", BAD_SEEDS)
 def test_bad_seeds_are_refused_naming_seed(name, seed, exc):
     with pytest.raises(exc, match=r"^seed must be a non-negative int or a numpy SeedSequence"):

@@ -268,17 +268,6 @@ def test_two_point_experts_round_by_round_and_block_sums_agree_in_law():
     assert set(np.unique(resampled[:, 0])) > {0.0}
 
 
-def test_simulate_epochs_is_simulate():
-    from dpolearn.envs import TwoPointExperts
-    from dpolearn.fullinfo import RNMFTNL
-    from dpolearn.fullinfo.epoch_sim import simulate_epochs
-
-    env = TwoPointExperts.bernoulli([0.3, 0.5, 0.6])
-    a = simulate_epochs(RNMFTNL(epsilon=1.0), env, 5000, 30, seed=4)
-    b = dpl.simulate(RNMFTNL(epsilon=1.0), env, 5000, 30, seed=4)
-    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)
-
-
 def test_policies_on_two_point_experts_without_a_block_path_run_round_by_round():
     from dpolearn.envs import TwoPointExperts
 

@@ -167,6 +167,16 @@ class BookIndex:
     bib: dict = field(default_factory=dict)
     macros: dict = field(default_factory=dict)     # TeX macros of the site's MathJax config
 
+    def exercise_numbers(self) -> dict:
+        """{label: (book-wide number, chapter title)} of every numbered exercise.
+
+        The one computation of the numbers the book renders (``Exercise 22``), shared by the
+        notebooks and the problem sets (``assignments/otter_sets.py``).
+        """
+        return {label: (target.number, self.doc_titles[target.doc])
+                for label, target in self.targets.items()
+                if target.kind == "exercise" and target.number is not None}
+
 
 
 def _plain(text: str) -> str:

@@ -1,17 +1,21 @@
-"""Fast exact simulation and exact regret of RNM-FTNL (Wu and Wang 2025, Algorithm 1 and Sec. 4).
+"""Exact laws of RNM-FTNL's epochs (Wu and Wang 2025, Algorithm 1 and Sec. 4).
 
 RNM-FTNL's actions depend only on the epoch decisions J_0, J_1, ..., and each J_r depends only
-on the loss sums G_r of epoch r. So a simulation can draw G_r directly instead of looping over
-the 2^(r-1) rounds of the epoch:
+on the loss sums G_r of epoch r. So the laws of interest can be computed from G_r directly
+instead of looping over the 2^(r-1) rounds of the epoch:
 
 * with Bernoulli resampling (B = 1) on any product instance, G_{r,j} ~ Binomial(n_r, mu_j);
 * without it (B = 0) on two-point losses (a_j w.p. 1 - p_j, b_j w.p. p_j),
   G_{r,j} = n_r a_j + (b_j - a_j) Binomial(n_r, p_j); deterministic losses are the case a = b.
 
-This costs O(K) per epoch, so horizons like T = 2^30 take milliseconds. In the deterministic
-setting the expected regret is even available exactly (no Monte Carlo) from the selection
-probabilities of report-noisy-max
-(:func:`dpolearn.mechanisms.noisy_max.selection_probabilities`).
+This module draws one epoch's sums (:func:`epoch_loss_sums`), computes the exact probability
+of each decision for K = 2 (:func:`two_action_probability`) and the exact privacy loss of one
+decision (:func:`privacy_loss_two_actions`), and, in the deterministic setting, the exact
+expected regret (:func:`exact_regret_deterministic`, from the selection probabilities of
+report-noisy-max, :func:`dpolearn.mechanisms.noisy_max.selection_probabilities`).
+Simulating a policy over a horizon is :func:`dpolearn.simulate`, which takes the same
+epoch-level path (:func:`dpolearn.fullinfo.rnm_ftnl.run_epochs`) by itself, so horizons like
+T = 2^30 take milliseconds.
 """
 from __future__ import annotations
 
@@ -19,11 +23,13 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (
+    as_float_array,
     as_rng,
     check_bool,
     check_choice,
     check_epsilon,
     check_means,
+    check_positive,
     check_positive_int,
 )
 from ..envs import TwoPointExperts
@@ -33,28 +39,19 @@ from ..mechanisms.noisy_max import (
     noise_difference_sf,
     selection_probabilities,
 )
-from ..simulate import simulate
-from .rnm_ftnl import RNMFTNL, n_epochs, run_epochs
+from .rnm_ftnl import RNMFTNL, n_epochs
 
 __all__ = [
-    "TwoPointLosses",
     "epoch_loss_sums",
     "exact_regret_deterministic",
     "privacy_loss_two_actions",
-    "run_epochs",
-    "simulate_epochs",
     "two_action_probability",
 ]
 
 
 # ---------------------------------------------------------------------------------------------
-# Instances
+# One epoch's loss sums
 # ---------------------------------------------------------------------------------------------
-#: The two-point instances are the full-information environment
-#: :class:`dpolearn.envs.TwoPointExperts`; this name is kept for existing callers.
-TwoPointLosses = TwoPointExperts
-
-
 def epoch_loss_sums(instance: TwoPointExperts, n: int, resample: bool, n_runs: int,
                     rng) -> np.ndarray:
     """One epoch's loss sums G_r of n rounds, shape (n_runs, K), exact in distribution.
@@ -73,42 +70,6 @@ def epoch_loss_sums(instance: TwoPointExperts, n: int, resample: bool, n_runs: i
 
 
 # ---------------------------------------------------------------------------------------------
-# Epoch-level simulator
-# ---------------------------------------------------------------------------------------------
-def simulate_epochs(policy: RNMFTNL, instance: TwoPointExperts, horizon: int, n_runs: int = 1,
-                    seed=0, *, checkpoints="log"):
-    """Epoch-level simulation of an RNM-FTNL policy on a two-point (or Bernoulli) instance.
-
-    The same as ``dpolearn.simulate(policy, instance, horizon, n_runs, seed,
-    checkpoints=checkpoints)`` (bit for bit), which dispatches to the epoch path by itself;
-    kept for existing callers.
-
-    Parameters
-    ----------
-    policy : RNMFTNL
-        Any configuration (NaiveFTNL too).
-    instance : TwoPointExperts
-        Loss distributions; gaps are taken w.r.t. the smallest mean loss.
-    horizon, n_runs : int
-    seed : int or SeedSequence
-        Data and policy draw from two independent child streams; a SeedSequence is copied,
-        never advanced.
-    checkpoints : see :func:`dpolearn.make_checkpoints`
-
-    Returns
-    -------
-    Result
-        As :func:`dpolearn.simulate` would return for the round-by-round policy.
-    """
-    if not isinstance(policy, RNMFTNL):
-        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
-    if not isinstance(instance, TwoPointExperts):
-        raise TypeError(f"instance must be a TwoPointExperts, got {instance!r}")
-    return simulate(policy, instance, horizon, n_runs, seed, checkpoints=checkpoints,
-                    progress=False)
-
-
-# ---------------------------------------------------------------------------------------------
 # Exact expected regret in the deterministic setting (Wu and Wang 2025, Sec. 4)
 # ---------------------------------------------------------------------------------------------
 def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", noise_factor="strict",
@@ -117,7 +78,7 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", noise_
     r"""Exact expected pseudo-regret of RNM-FTNL (B = 0) when every loss vector equals ``means``.
 
     With p_m = P[J_m = .], p_0 uniform (or a point mass on action 0) and, for m >= 1,
-    p_m = RNM probabilities of the scores -2^(m-1) mu at scale beta = c / epsilon:
+    p_m = RNM probabilities of the scores -2^(m-1) mu at the noise scale b = c / epsilon:
 
     .. math:: R(T) = \sum_{r=1}^{R(T)} n_r^{\rm eff}(T) \sum_j \Delta_j p_{r-1}(j), \qquad
               R(\infty) = \bar\Delta + \sum_{m\ge1} 2^m \sum_j \Delta_j p_m(j).
@@ -156,12 +117,12 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", noise_
     epsilon = float(check_epsilon(epsilon, allow_inf=True))
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
     first_action = check_choice("first_action", first_action, ("uniform", "first"))
-    beta = RNMFTNL(epsilon=1.0, noise=noise, noise_factor=noise_factor).noise_factor_value / epsilon
+    scale = RNMFTNL(epsilon=epsilon, noise=noise, noise_factor=noise_factor).noise_scale()
     delta = mu - mu.min()
     e0 = delta.mean() if first_action == "uniform" else delta[0]
 
     def expected_gap(m):                                   # E[Delta_{J_m}], m >= 1
-        return float(delta @ selection_probabilities(-(2.0 ** (m - 1)) * delta, noise, beta))
+        return float(delta @ selection_probabilities(-(2.0 ** (m - 1)) * delta, noise, scale))
 
     if horizon is None:
         total, prev = e0, np.inf
@@ -193,18 +154,42 @@ def exact_regret_deterministic(means, *, epsilon, noise: str = "laplace", noise_
 # ---------------------------------------------------------------------------------------------
 # Two actions: closed forms (resampling example, privacy losses)
 # ---------------------------------------------------------------------------------------------
-def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
-                           noise: str = "laplace", beta: float = 1.0) -> float:
+def two_action_probability(instance: TwoPointExperts, n: int, *, resample: bool,
+                           noise: str = "laplace", scale: float = 1.0) -> float:
     r"""Exact P[J_r = 1] (the second action) after an epoch of n rounds, K = 2.
 
     Enumerates the joint law of the two epoch sums (binomial) and applies
-    P[J = 1 | G] = P(Q_2 - Q_1 > G_2 - G_1). ``beta = 0`` is the noiseless argmax with ties
-    counted as one half.
+    P[J = 1 | G] = P(Q_2 - Q_1 > G_2 - G_1) for i.i.d. noise Q_1, Q_2 of scale b.
+
+    Parameters
+    ----------
+    instance : TwoPointExperts
+        Two actions, shape (2,).
+    n : int
+        Length of the epoch (rounds), >= 1.
+    resample : bool
+        Bernoulli resampling (B = 1 of Wu and Wang 2025) before the sums are taken.
+    noise : {"laplace", "exponential", "gumbel"}
+        Family of the report-noisy-max noise.
+    scale : float
+        The noise scale b, >= 0; ``scale = 0`` is the noiseless argmax with ties counted as one
+        half.
+
+    Returns
+    -------
+    float
+        P[J_r = 1].
     """
+    if not isinstance(instance, TwoPointExperts):
+        raise TypeError(f"instance must be a TwoPointExperts, got {instance!r}")
     if instance.n_arms != 2 or instance.p_high.ndim != 1:
         raise ValueError(f"instance must have K = 2 actions and shape (2,), got {instance!r}")
     n = check_positive_int("n", n)
+    resample = check_bool("resample", resample)
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
+    noiseless = as_float_array("scale", scale).ndim == 0 and float(scale) == 0.0
+    if not noiseless:
+        scale = check_positive("scale", scale)
     k = np.arange(n + 1)
     sums, weights = [], []
     for j in range(2):
@@ -216,10 +201,10 @@ def two_action_probability(instance: TwoPointLosses, n: int, *, resample: bool,
         weights.append(np.exp(stats.binom.logpmf(k, n, p)))
     d = sums[1][None, :] - sums[0][:, None]                 # G_2 - G_1
     wgt = np.outer(weights[0], weights[1])
-    if beta == 0:
+    if noiseless:
         cond = (d < -1e-12) + 0.5 * (np.abs(d) <= 1e-12)
     else:
-        cond = noise_difference_sf(d, noise, beta)
+        cond = noise_difference_sf(d, noise, scale)
     return float((wgt * cond).sum())
 
 

@@ -29,7 +29,7 @@ __all__ = ["RNMFTNL", "NaiveFTNL", "SCALE_FACTORS", "WU2025_TABLE2", "epoch_of",
            "run_epochs",
            "n_epochs"]
 
-#: Noise scale beta = c / epsilon: the factor c of each named scale and noise family.
+#: Noise scale b = c / epsilon: the factor c of each named scale and noise family.
 #: ``"strict"`` is epsilon-DP under replace-one-vector neighbours for all three families;
 #: ``"wu2025"`` is Table 2 of Wu and Wang (Exp 1/eps is only 2 eps-DP, erratum
 #: ``reading-wu2025-exp-scale``); ``"hu2021"`` is the Lap(1/eps) of Hu et al. (only 2 eps-DP,
@@ -81,7 +81,7 @@ class RNMFTNL(Policy):
     Epoch r covers rounds :math:`2^{r-1},\dots,2^r-1`. Throughout epoch r the policy plays
     :math:`J_{r-1}`; at the end of epoch r it computes
     :math:`J_r = \arg\max_j(-G_{r,j} + Q_j)` from the loss sums :math:`G_r` of epoch r alone
-    (older epochs are forgotten) and K fresh noise draws :math:`Q_j \sim Q(\beta)`.
+    (older epochs are forgotten) and K fresh noise draws :math:`Q_j \sim Q(b)` of scale b.
 
     Parameters
     ----------
@@ -91,7 +91,7 @@ class RNMFTNL(Policy):
     noise : {"laplace", "exponential", "gumbel"}
         Family Q of the i.i.d. report-noisy-max noise.
     noise_factor : {"strict", "wu2025", "hu2021"} or float
-        The factor c of the noise scale beta = c / epsilon. A name picks c from
+        The factor c of the noise scale b = c / epsilon. A name picks c from
         :data:`SCALE_FACTORS`; a float is c itself. Default ``"strict"`` (c = 2): epsilon-DP
         for every family. (The older keyword ``scale=`` is still accepted.)
     resample : bool
@@ -101,7 +101,7 @@ class RNMFTNL(Policy):
         J_0, the action of round 1: uniform over the K actions (Wu and Wang) or action 0 (Hu et
         al.). Both are data-independent.
     noise_multiplier : float
-        Factor on beta when drawing (default 1); below 1 builds a deliberately weakened variant
+        Factor on b when drawing (default 1); below 1 builds a deliberately weakened variant
         whose ``guarantee`` reports the larger epsilon it really has.
 
     Attributes
@@ -110,17 +110,17 @@ class RNMFTNL(Policy):
         The action of the current epoch.
     G_ : ndarray of shape (n_runs, n_arms)
         Loss sums of the current epoch (possibly resampled).
-    beta_ : ndarray of shape (n_runs, 1)
-        The noise scale of each run.
+    noise_scale_ : ndarray of shape (n_runs, 1)
+        The noise scale b of each run, the one actually drawn with.
 
     Notes
     -----
     Privacy. Replacing one loss vector changes every coordinate of one epoch's sum by at most 1,
     in arbitrary directions, so the scores of that epoch's report-noisy-max move by at most 1
-    each and not monotonically; report-noisy-max with scale beta is then (2 / beta)-DP for all
+    each and not monotonically; report-noisy-max with scale b is then (2 / b)-DP for all
     three families (:class:`~dpolearn.mechanisms.ReportNoisyMax` with ``monotone=False``).
     Each vector enters exactly one epoch, so by parallel composition the whole action sequence
-    is (2 / beta)-DP, and ``guarantee`` reports that. With ``scale="strict"`` this is epsilon.
+    is (2 / b)-DP, and ``guarantee`` reports that. With ``scale="strict"`` this is epsilon.
     The papers' scales Lap(1/eps) (Hu et al.) and Exp(1/eps) (Wu and Wang) only give 2 epsilon,
     which is tight; their claim of epsilon is ``paper_claim``. Bernoulli resampling is
     pre-processing and keeps the guarantee (a mixture of epsilon-DP outputs).
@@ -172,7 +172,7 @@ class RNMFTNL(Policy):
         self.resample = check_bool("resample", resample)
         self.first_action = check_choice("first_action", first_action, ("uniform", "first"))
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-        self._unit = ReportNoisyMax(scale=1.0, noise=self.noise)   # draws Q(1); times beta
+        self._unit = ReportNoisyMax(scale=1.0, noise=self.noise)   # draws Q(1); times b
 
     # -- named presets ---------------------------------------------------------------------
     @classmethod
@@ -194,22 +194,23 @@ class RNMFTNL(Policy):
 
     # -- privacy ---------------------------------------------------------------------------
     def _factor_for(self, n_arms: int) -> float:
-        """c of beta = c / epsilon (RNM-FTNL: independent of the number of actions)."""
+        """c of b = c / epsilon (RNM-FTNL: independent of the number of actions)."""
         return self.noise_factor_value
 
-    def beta(self, n_arms: int = 2):
-        """Noise scale beta = m c / epsilon actually drawn with (float, or array like
-        ``epsilon``)."""
-        return self._beta_row(np.asarray(self.epsilon, dtype=float), n_arms)
+    def noise_scale(self, n_arms: int = 2):
+        """Noise scale b = m c / epsilon actually drawn with on ``n_arms`` actions, m the
+        ``noise_multiplier`` (float, or array like ``epsilon``; 0 when epsilon is inf)."""
+        n_arms = check_positive_int("n_arms", n_arms)
+        return self._noise_scale_row(np.asarray(self.epsilon, dtype=float), n_arms)
 
-    def _beta_row(self, eps, n_arms):
-        beta = self._factor_for(n_arms) / eps                   # shape (n_runs, 1)
-        return beta if self.noise_multiplier == 1.0 else self.noise_multiplier * beta
+    def _noise_scale_row(self, eps, n_arms):
+        b = self._factor_for(n_arms) / eps                      # shape (n_runs, 1)
+        return b if self.noise_multiplier == 1.0 else self.noise_multiplier * b
 
     @property
     def guarantee(self) -> PureDP:
-        """Report-noisy-max with scale beta on non-monotone sensitivity-1 scores:
-        ``(c_RNM / beta)``-DP per epoch, c_RNM = 2 (:meth:`ReportNoisyMax.privacy_factor`);
+        """Report-noisy-max with scale b on non-monotone sensitivity-1 scores:
+        ``(c_RNM / b)``-DP per epoch, c_RNM = 2 (:meth:`ReportNoisyMax.privacy_factor`);
         the epochs see disjoint data (parallel composition)."""
         rnm_factor = ReportNoisyMax.privacy_factor(monotone=False)
         eps = np.multiply(rnm_factor / self.noise_factor_value, self.epsilon)
@@ -233,7 +234,7 @@ class RNMFTNL(Policy):
         self._rng = rng
         self.n_runs, self.n_arms = n_runs, n_arms
         eps = as_row_param("epsilon", self.epsilon, n_runs)
-        self.beta_ = self._beta_row(eps, n_arms)
+        self.noise_scale_ = self._noise_scale_row(eps, n_arms)
         if self.first_action == "uniform":                      # line 1: J_0 ~ Uniform([K])
             self.J_ = rng.integers(0, n_arms, size=n_runs)
         else:                                                   # Hu et al.: the first action
@@ -252,9 +253,9 @@ class RNMFTNL(Policy):
             self.G_ = np.zeros_like(self.G_)                    # forget epoch r
 
     def noisy_leader(self, G: np.ndarray) -> np.ndarray:
-        """J = argmax_j(-G_j + beta Q_j) with K fresh draws per run; shape (n_runs,)."""
+        """J = argmax_j(-G_j + b Q_j) with K fresh draws per run; shape (n_runs,)."""
         Q = self._unit.sample_noise(G.shape, self._rng)
-        noisy = -G + self.beta_ * Q                             # beta = 0 when epsilon = inf
+        noisy = -G + self.noise_scale_ * Q                      # b = 0 when epsilon = inf
         return np.argmax(noisy, axis=1)                         # ties: lowest index
 
     def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
@@ -270,7 +271,7 @@ class NaiveFTNL(RNMFTNL):
 
     The strawman of Hu et al. (2021, Section 5): each of the K noisy sums is made
     (epsilon / K)-DP on its own and basic composition over the K actions gives epsilon. It is
-    RNM-FTNL with beta = K / epsilon, so its privacy cost is paid K times over.
+    RNM-FTNL with b = K / epsilon, so its privacy cost is paid K times over.
 
     Parameters
     ----------
