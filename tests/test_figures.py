@@ -15,7 +15,6 @@ quick scale are marked ``slow``.
 from __future__ import annotations
 
 import csv
-import io
 import pathlib
 
 import matplotlib
@@ -25,10 +24,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import dpolearn as dpl  # noqa: E402
+from dpolearn import _figure_audit as figure_audit  # noqa: E402
 from dpolearn import plotting  # noqa: E402
 
 #: Experiments measured at more than about 5 s at quick scale (2-core machine, empty cache).
@@ -50,63 +49,9 @@ def _figure_ids():
 
 
 # ------------------------------------------------------------------ the checks
-def page_png(fig) -> bytes:
-    """The PNG the book embeds for ``fig`` (what IPython's inline backend writes)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
-    return buf.getvalue()
-
-
-def visible_texts(fig):
-    """Every Text artist that is drawn with some text in it (tick labels included)."""
-    fig.canvas.draw()                          # tick labels exist only after a draw
-    for text in fig.findobj(Text):
-        if not text.get_visible() or not text.get_text().strip():
-            continue
-        ax = text.axes
-        if ax is not None and not ax.axison and text in _axis_texts(ax):
-            continue                           # axis("off") hides ticks and axis labels
-        yield text
-
-
-def _axis_texts(ax):
-    return (ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")
-            + [ax.xaxis.label, ax.yaxis.label])
-
-
-def panels(fig):
-    """Data panels: axes that are drawn and are not colour bars."""
-    return [ax for ax in fig.axes if ax.axison and ax.get_label() != "<colorbar>"]
-
-
-def legends(fig):
-    return list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
-
-
-def has_labelled_artists(fig) -> bool:
-    return any(lab and not lab.startswith("_")
-               for ax in panels(fig) for lab in ax.get_legend_handles_labels()[1])
-
-
-def legibility_problems(fig, column_px: float = plotting.COLUMN_WIDTH_PX) -> list:
-    """Every way ``fig`` fails the book's figure rules (empty when it passes)."""
-    problems = []
-    width_px = Image.open(io.BytesIO(page_png(fig))).size[0]
-    if width_px > column_px:
-        problems.append(f"PNG is {width_px} px wide, the column {column_px} px: the page "
-                        f"would scale it down to {column_px / width_px:.2f}")
-    scale = plotting.display_scale(fig, width_px, column_px)
-    for text in visible_texts(fig):
-        shown = text.get_fontsize() * scale
-        if shown < plotting.MIN_FONT_PT - 1e-9:
-            problems.append(f"text {text.get_text()[:40]!r} is {text.get_fontsize():g} pt, "
-                            f"shown at {shown:.1f} pt")
-    if len(panels(fig)) > 1:
-        n_legends = len(legends(fig))
-        wanted = 1 if has_labelled_artists(fig) else 0
-        if n_legends != wanted:
-            problems.append(f"{len(panels(fig))} panels with {n_legends} legends (want {wanted})")
-    return problems
+# (in the package, so that a book build's kernels run the same ones: dpolearn._figure_audit)
+page_png = figure_audit.page_png
+legibility_problems = figure_audit.legibility_problems
 
 
 # ------------------------------------------------------------------ the checker can fail

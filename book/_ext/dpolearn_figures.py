@@ -2,11 +2,12 @@
 
 Loaded by ``_config.yml`` (``sphinx.local_extensions``).
 
-* When the build finishes (and ``book/figures`` is part of it), every registered experiment that has a figure is drawn from its data
-  (the experiment cache that the chapters just filled, at the scale of the build) and written by
-  :func:`dpolearn.plotting.export` to ``_static/figures/<experiment id>.svg``, ``.png``
-  (200 dpi) and ``.csv`` (the plotted data: panel, series, x, y, standard error). The file names
-  are the experiment ids, which do not change between builds.
+* When the build finishes (and ``book/figures`` is part of it), every registered experiment that
+  has a figure is drawn from its data (the experiment cache that the chapters just filled, at
+  the scale of the build) and written by :func:`dpolearn.plotting.export` to
+  ``_static/figures/<experiment id>.svg``, ``.png`` (200 dpi) and ``.csv`` (the plotted data:
+  panel, series, x, y, standard error). The file names are the experiment ids, which do not
+  change between builds.
 * During the build ``$DPOLEARN_FIGURE_DIR`` points at the same directory and
   ``$DPOLEARN_FIGURE_PAGE`` names the page being executed, so a figure that a chapter's
   ``draw_<what>`` function draws with ``dpl.plotting.subplots`` (every widget's drawing) is
@@ -15,9 +16,17 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).
 * The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
   experiment id, what it shows, its chapter, and links to the three files; the figures that
   chapter cells exported are added to the table when the build finishes.
+* Every figure a page shows is audited for legibility (:mod:`dpolearn._figure_audit`): the
+  build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
+  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at ``<build>/figure-audit/records``, where
+  the kernel of each page writes one JSON line per displayed figure. When the build finishes the
+  records are written to ``_static/figure-audit.json`` and every failing figure, and every cell
+  that shows more images than were audited, is a warning naming the page (an error under
+  ``-W``).
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -25,11 +34,18 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.util import logging as sphinx_logging
 
+from dpolearn import _figure_audit
+
 logger = sphinx_logging.getLogger(__name__)
 
 FIGURE_SUBDIR = "figures"                    # -> _build/html/_static/figures/
 FIGURES_PAGE = "book/figures"                # files are written when this page is in the build
 CHAPTER_ROWS_MARK = "<!-- dpolearn-figures: chapter figures -->"
+AUDIT_JSON = "figure-audit.json"             # -> _build/html/_static/figure-audit.json
+KERNEL_CONFIG = (
+    "# Written by book/_ext/dpolearn_figures.py: the book build's kernels audit every figure.\n"
+    "c.InteractiveShellApp.extensions = ['dpolearn._figure_audit']\n"
+)
 
 
 def _figure_dir(app) -> Path:
@@ -81,11 +97,94 @@ def _fill_tables(app, doctree, docname):
 
 def _set_export_dir(app, config):
     os.environ["DPOLEARN_FIGURE_DIR"] = str(_figure_dir(app))
+    _set_up_audit(app)
+
+
+def _audit_dir(app) -> Path:
+    return Path(app.outdir).parent / "figure-audit"
+
+
+def _set_up_audit(app) -> None:
+    """A kernel profile that loads the figure audit, and the directory of its records."""
+    root = _audit_dir(app)
+    profile = root / "ipython" / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    (profile / "ipython_kernel_config.py").write_text(KERNEL_CONFIG, encoding="utf-8")
+    (root / "records").mkdir(exist_ok=True)
+    os.environ["IPYTHONDIR"] = str(root / "ipython")
+    os.environ[_figure_audit.AUDIT_DIR_ENV] = str(root / "records")
+
+
+def _page(docname: str) -> str:
+    return docname.rsplit("/", 1)[-1]
 
 
 def _set_page(app, docname, source):
-    """Name the page about to be executed (its kernel inherits the environment)."""
-    os.environ["DPOLEARN_FIGURE_PAGE"] = docname.rsplit("/", 1)[-1]
+    """Name the page about to be executed (its kernel inherits the environment), and forget
+    the figure records of its previous execution."""
+    os.environ["DPOLEARN_FIGURE_PAGE"] = _page(docname)
+    (_audit_dir(app) / "records" / f"{_page(docname)}.jsonl").unlink(missing_ok=True)
+
+
+def _count_shown_images(app, doctree):
+    """Images in each cell's output (by execution count) of the page just read."""
+    counts = {}
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        n_images = sum(1 for output in cell.findall(nodes.container)
+                       if output.get("nb_element") == "cell_code_output"
+                       for _ in output.findall(nodes.image))
+        if n_images:
+            counts[cell.get("exec_count")] = counts.get(cell.get("exec_count"), 0) + n_images
+    if not hasattr(app.env, "dpolearn_shown_images"):
+        app.env.dpolearn_shown_images = {}
+    app.env.dpolearn_shown_images[app.env.docname] = counts
+
+
+def _purge_shown_images(app, env, docname):
+    getattr(env, "dpolearn_shown_images", {}).pop(docname, None)
+
+
+def _merge_shown_images(app, env, docnames, other):
+    if not hasattr(env, "dpolearn_shown_images"):
+        env.dpolearn_shown_images = {}
+    for docname in docnames:
+        if docname in getattr(other, "dpolearn_shown_images", {}):
+            env.dpolearn_shown_images[docname] = other.dpolearn_shown_images[docname]
+
+
+def _audit_figures(app, exception):
+    """Warn about every illegible or unaudited figure; write the records for the site."""
+    if exception is not None:
+        return
+    records = _figure_audit.read_records(_audit_dir(app) / "records")
+    shown = getattr(app.env, "dpolearn_shown_images", {})
+    pages, figures, failing = {}, [], 0
+    for docname in sorted(app.env.found_docs):
+        page_records = records.get(_page(docname), [])
+        page_shown = shown.get(docname, {})
+        if not page_records and not page_shown:
+            continue
+        for message in _figure_audit.audit_warnings(page_records, page_shown):
+            logger.warning(f"figure audit: {message}", location=docname)
+        failing += sum(1 for rec in page_records if rec.get("problems"))
+        pages[docname] = {"figures": len(page_records),
+                          "widget_figures": sum(1 for rec in page_records if rec.get("widget")),
+                          "shown_images": sum(page_shown.values())}
+        figures += [dict(rec, page=docname) for rec in page_records]
+    if app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    summary = {"column_px": _figure_audit.plotting.COLUMN_WIDTH_PX,
+               "min_font_pt": _figure_audit.plotting.MIN_FONT_PT,
+               "scale": os.environ.get("DPOLEARN_SCALE", "quick"),
+               "figures_audited": len(figures), "figures_failing": failing,
+               "pages": pages, "figures": figures}
+    (static / AUDIT_JSON).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    logger.info(f"dpolearn_figures: {len(figures)} figures audited on {len(pages)} pages, "
+                f"{failing} failing; records in {static / AUDIT_JSON}")
 
 
 def _export_all(app, exception):
@@ -142,5 +241,9 @@ def setup(app):
     app.connect("config-inited", _set_export_dir)
     app.connect("source-read", _set_page)
     app.connect("doctree-resolved", _fill_tables)
+    app.connect("doctree-read", _count_shown_images)
+    app.connect("env-purge-doc", _purge_shown_images)
+    app.connect("env-merge-info", _merge_shown_images)
+    app.connect("build-finished", _audit_figures)
     app.connect("build-finished", _export_all)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

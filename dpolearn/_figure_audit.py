@@ -1,0 +1,360 @@
+"""Legibility audit of every figure a book page shows.
+
+The rules (:mod:`dpolearn.plotting`): the page shows a figure's PNG at
+``min(PNG width, column width)`` CSS pixels, so a font of ``f`` points is shown at
+``f * plotting.display_scale(fig, png_width)`` points, and every visible text must come out at
+no less than :data:`~dpolearn.plotting.MIN_FONT_PT`; a figure with several panels carries exactly
+one legend (none when nothing is labelled). :func:`legibility_problems` checks a figure against
+them from its own objects: each Text artist's size, the figure's dpi and the PNG's pixel width.
+
+During a book build the kernel that executes a page loads this module as an IPython extension
+(the build's ``ipython_kernel_config.py`` lists it). It wraps the ``image/png`` formatter that
+matplotlib's inline backend registers for ``Figure``: every figure a cell displays, whichever
+code drew it, is still rendered by the inline backend's own formatter (the page is unchanged),
+then audited, and one JSON line per figure is appended to ``<$DPOLEARN_FIGURE_AUDIT>/<page>.jsonl``.
+The book's Sphinx extension (``book/_ext/dpolearn_figures.py``) reads these files when the build
+finishes (:func:`read_records`, :func:`audit_warnings`) and turns every problem into a warning,
+which fails the build (``-W``). Outside a book build (no ``$DPOLEARN_FIGURE_AUDIT``, e.g. in
+Colab) the extension does nothing.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import struct
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+
+from . import plotting
+
+__all__ = [
+    "AUDIT_DIR_ENV",
+    "page_png",
+    "png_size",
+    "visible_texts",
+    "panels",
+    "legends",
+    "legibility_problems",
+    "smallest_shown_font",
+    "figure_record",
+    "install",
+    "load_ipython_extension",
+    "read_records",
+    "audit_warnings",
+]
+
+#: Environment variable naming the directory of the per-page record files (set by the build).
+AUDIT_DIR_ENV = "DPOLEARN_FIGURE_AUDIT"
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------ the checks
+def page_png(fig) -> bytes:
+    """The PNG a notebook page embeds for ``fig`` (the inline backend's rendering:
+    ``bbox_inches="tight"`` at the figure's dpi)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def png_size(png: bytes) -> Tuple[int, int]:
+    """Width and height in pixels of a PNG, read from its header."""
+    if not isinstance(png, (bytes, bytearray)) or png[:8] != _PNG_SIGNATURE or len(png) < 24:
+        raise ValueError(f"png must be the bytes of a PNG file, got {type(png).__name__} "
+                         f"starting {bytes(png[:8])!r}")
+    width, height = struct.unpack(">II", png[16:24])
+    return int(width), int(height)
+
+
+def _axis_texts(ax) -> list:
+    return (ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")
+            + [ax.xaxis.label, ax.yaxis.label])
+
+
+def visible_texts(fig) -> Iterator:
+    """Every Text artist that is drawn with some text in it (tick labels included)."""
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()               # tick labels exist only after a draw
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        ax = text.axes
+        if ax is not None and not ax.axison and text in _axis_texts(ax):
+            continue                           # axis("off") hides ticks and axis labels
+        yield text
+
+
+def panels(fig) -> list:
+    """Data panels: axes that are drawn and are not colour bars."""
+    return [ax for ax in fig.axes if ax.axison and ax.get_label() != "<colorbar>"]
+
+
+def legends(fig) -> list:
+    """Figure legends and axes legends."""
+    return list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+
+
+def _has_labelled_artists(fig) -> bool:
+    return any(lab and not lab.startswith("_")
+               for ax in panels(fig) for lab in ax.get_legend_handles_labels()[1])
+
+
+def _check_figure(fig) -> None:
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+
+
+def smallest_shown_font(fig, png_width: Optional[int] = None,
+                        column_px: float = plotting.COLUMN_WIDTH_PX) -> Optional[float]:
+    """Smallest size, in points on the page, of the figure's visible texts (None without text).
+
+    ``png_width`` is the width of the PNG the page shows (rendered with :func:`page_png` when
+    not given).
+    """
+    _check_figure(fig)
+    width = png_size(page_png(fig))[0] if png_width is None else png_width
+    scale = plotting.display_scale(fig, width, column_px)
+    sizes = [text.get_fontsize() * scale for text in visible_texts(fig)]
+    return min(sizes) if sizes else None
+
+
+def legibility_problems(fig, png_width: Optional[int] = None,
+                        column_px: float = plotting.COLUMN_WIDTH_PX) -> List[str]:
+    """Every way ``fig`` fails the book's figure rules (empty when it passes).
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    png_width : int, optional
+        Width in pixels of the PNG the page shows; rendered with :func:`page_png` when not given.
+    column_px : float
+        Width of the page's text column in CSS pixels.
+
+    Returns
+    -------
+    list of str
+        One sentence per problem: a PNG wider than the column, each text shown below
+        :data:`~dpolearn.plotting.MIN_FONT_PT`, a multi-panel figure without exactly one legend.
+    """
+    _check_figure(fig)
+    width = png_size(page_png(fig))[0] if png_width is None else png_width
+    problems = []
+    if width > column_px:
+        problems.append(f"PNG is {width} px wide, the column {column_px:g} px: the page "
+                        f"would scale it down to {column_px / width:.2f}")
+    scale = plotting.display_scale(fig, width, column_px)
+    for text in visible_texts(fig):
+        shown = text.get_fontsize() * scale
+        if shown < plotting.MIN_FONT_PT - 1e-9:
+            problems.append(f"text {text.get_text()[:40]!r} is {text.get_fontsize():g} pt, "
+                            f"shown at {shown:.1f} pt (minimum {plotting.MIN_FONT_PT:g})")
+    n_panels = len(panels(fig))
+    if n_panels > 1:
+        n_legends = len(legends(fig))
+        wanted = 1 if _has_labelled_artists(fig) else 0
+        if n_legends != wanted:
+            problems.append(f"{n_panels} panels with {n_legends} legends (want {wanted})")
+    return problems
+
+
+def _describe(fig) -> str:
+    """A short name for a figure in a warning: its first panel's axis labels."""
+    for ax in panels(fig):
+        labels = [ax.get_xlabel().strip(), ax.get_ylabel().strip()]
+        if any(labels):
+            return " / ".join(lab for lab in labels if lab)[:80]
+    return ""
+
+
+def figure_record(fig, png: bytes, column_px: float = plotting.COLUMN_WIDTH_PX) -> Dict[str, Any]:
+    """The audit of a displayed figure: PNG size, smallest shown font, panels, legends, problems.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    png : bytes
+        The PNG the page shows for ``fig``.
+    column_px : float
+        Width of the page's text column in CSS pixels.
+    """
+    _check_figure(fig)
+    width, height = png_size(png)
+    smallest = smallest_shown_font(fig, width, column_px)
+    return {
+        "png_px": [width, height],
+        "display_scale": round(plotting.display_scale(fig, width, column_px), 4),
+        "min_font_pt": None if smallest is None else round(smallest, 2),
+        "panels": len(panels(fig)),
+        "legends": len(legends(fig)),
+        "axes": _describe(fig),
+        "problems": legibility_problems(fig, width, column_px),
+    }
+
+
+# ------------------------------------------------------------------ the kernel side
+_COUNTS: Dict[str, int] = {}            # figures recorded, by page
+_CELLS_RUN = [0]                        # cells executed since the audit was installed
+
+
+def _png_bytes(data) -> Optional[bytes]:
+    """The PNG bytes of a formatter's result (bytes, base64 text, or ``(data, metadata)``)."""
+    if isinstance(data, tuple):
+        data = data[0]
+    if isinstance(data, str):
+        return base64.b64decode(data)
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data)
+    return None
+
+
+def _inside_output_widget() -> bool:
+    """Whether a cell's display is being captured by an ipywidgets Output (an interactive
+    widget's drawing): such figures live in the widget's state, not in the cell's output."""
+    widget_module = sys.modules.get("ipywidgets.widgets.widget")
+    output_module = sys.modules.get("ipywidgets.widgets.widget_output")
+    if widget_module is None or output_module is None:
+        return False
+    instances = getattr(widget_module, "_instances", {})
+    return any(isinstance(w, output_module.Output) and w.msg_id
+               for w in list(instances.values()))
+
+
+def _write_record(fig, data) -> None:
+    directory = os.environ.get(AUDIT_DIR_ENV)
+    page = os.environ.get(plotting.FIGURE_PAGE_ENV) or "unknown-page"
+    if not directory:
+        return
+    _COUNTS[page] = _COUNTS.get(page, 0) + 1
+    record: Dict[str, Any] = {"page": page, "index": _COUNTS[page], "cell": _CELLS_RUN[0],
+                              "widget": _inside_output_widget()}
+    try:
+        png = _png_bytes(data)
+        if png is None:
+            raise ValueError(f"the formatter returned {type(data).__name__}, not a PNG")
+        record.update(figure_record(fig, png))
+    except Exception as exc:             # the figure is still shown; the build reports this
+        record["problems"] = [f"the audit failed: {type(exc).__name__}: {exc}"]
+    path = Path(directory) / f"{page}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+def _audited(original):
+    def audited_png(fig, *args, **kwargs):
+        data = original(fig, *args, **kwargs)
+        if data is not None:             # an empty figure is not shown
+            _write_record(fig, data)
+        return data
+
+    audited_png.dpolearn_audit = True
+    audited_png.wrapped = original
+    return audited_png
+
+
+def _wrap_png_formatter(shell) -> bool:
+    """Wrap the ``image/png`` formatter registered for matplotlib figures (once)."""
+    from matplotlib.figure import Figure
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    try:
+        current = formatter.lookup_by_type(Figure)
+    except KeyError:
+        return False                     # no inline backend yet: nothing is shown as PNG
+    if not getattr(current, "dpolearn_audit", False):
+        formatter.for_type(Figure, _audited(current))
+    return True
+
+
+def install(shell) -> bool:
+    """Audit every figure ``shell`` displays, when a book build asks for it.
+
+    Does nothing unless ``$DPOLEARN_FIGURE_AUDIT`` and ``$DPOLEARN_FIGURE_PAGE`` are set (the
+    book build sets both). Loads the inline backend if it is matplotlib's backend (so that its
+    formatter exists), wraps the formatter, and re-checks the wrapping before and after every
+    cell (a cell may select other figure formats). Each record names its cell by the number
+    of cells run since, which is the cell's execution count in a notebook executed from the
+    top (IPython's own ``execution_count`` is one ahead during a cell in IPython 9, not in
+    earlier versions).
+
+    Returns
+    -------
+    bool
+        Whether the audit is active.
+    """
+    if not (os.environ.get(AUDIT_DIR_ENV) and os.environ.get(plotting.FIGURE_PAGE_ENV)):
+        return False
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    backend = matplotlib.rcParams["backend"]
+    if "inline" in str(backend):
+        plt.switch_backend(backend)      # configures the inline formatter now
+    _wrap_png_formatter(shell)
+
+    def before_cell():
+        _CELLS_RUN[0] += 1
+        _wrap_png_formatter(shell)
+
+    def after_cell():
+        _wrap_png_formatter(shell)
+
+    for event, callback in (("pre_execute", before_cell), ("post_execute", after_cell)):
+        callbacks = shell.events.callbacks[event]
+        if not any(getattr(cb, "dpolearn_audit", False) for cb in callbacks):
+            callback.dpolearn_audit = True
+            callbacks.insert(0, callback)        # before the inline backend's flush
+    return True
+
+
+def load_ipython_extension(shell) -> None:
+    """IPython extension entry point (``c.InteractiveShellApp.extensions``)."""
+    install(shell)
+
+
+# ------------------------------------------------------------------ the build side
+def read_records(directory) -> Dict[str, List[Dict[str, Any]]]:
+    """Records of every page in ``directory``, by page name (the file's stem)."""
+    out: Dict[str, List[Dict[str, Any]]] = {}
+    for path in sorted(Path(directory).glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        out[path.stem] = [json.loads(line) for line in lines if line.strip()]
+    return out
+
+
+def audit_warnings(records: Iterable[Mapping[str, Any]],
+                   shown_images: Mapping[Any, int]) -> List[str]:
+    """One sentence per failing figure of a page, and per cell whose output shows more images
+    than the audit recorded (a figure that escaped the audit).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        The page's records (:func:`read_records`).
+    shown_images : mapping
+        Cell execution count -> number of images in that cell's output on the page.
+    """
+    records = list(records)
+    warnings = []
+    for rec in records:
+        for problem in rec.get("problems", []):
+            what = f" ({rec['axes']})" if rec.get("axes") else ""
+            warnings.append(f"figure {rec.get('index')} of the page, cell [{rec.get('cell')}]"
+                            f"{what}: {problem}")
+    audited: Dict[Any, int] = {}
+    for rec in records:
+        if not rec.get("widget"):
+            audited[rec.get("cell")] = audited.get(rec.get("cell"), 0) + 1
+    for cell, n_images in sorted(shown_images.items(), key=lambda kv: str(kv[0])):
+        if n_images > audited.get(cell, 0):
+            warnings.append(f"cell [{cell}] shows {n_images} image(s) but the figure audit "
+                            f"recorded {audited.get(cell, 0)}: a figure escaped the audit "
+                            "(an image not drawn by matplotlib, or figure formats changed)")
+    return warnings
