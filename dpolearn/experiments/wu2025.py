@@ -448,9 +448,9 @@ def _resampling(scale, seed, jobs, progress):
         for n in ns:
             for b in (False, True):
                 curves[(label, n, b)] = np.array([
-                    two_action_probability(inst, n, resample=b, noise="laplace", beta=2.0 / e)
+                    two_action_probability(inst, n, resample=b, noise="laplace", scale=2.0 / e)
                     for e in eps])
-                curves[(label, n, b, "inf")] = two_action_probability(inst, n, resample=b, beta=0.0)
+                curves[(label, n, b, "inf")] = two_action_probability(inst, n, resample=b, scale=0.0)
     return {"eps": eps, "ns": ns, "curves": curves}
 
 
