@@ -1,4 +1,5 @@
-"""Tests of the privacy auditor (dpolearn/audit.py) and audits of every private object.
+"""Tests of the privacy auditor (the package dpolearn/audit/) and audits of every private
+object.
 
 Kinds of test:
 * the statistics (Clopper-Pearson, the lower bound) pinned and cross-checked with scipy;
@@ -11,7 +12,9 @@ Kinds of test:
 """
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 
 import numpy as np
 import pytest
@@ -47,6 +50,23 @@ from dpolearn.mechanisms import (
 )
 
 EPS = 1.0
+
+
+# ---------------------------------------------------------------------------- layout
+def test_every_module_of_the_audit_package_is_re_exported():
+    """``dpolearn.audit`` is split into its groups (statistics, events, black-box auditor,
+    exact and white-box losses); the package exports every public name of every module (the
+    same object), so ``dpolearn.audit.X`` keeps working for each of them."""
+    names = [m.name for m in pkgutil.iter_modules(A.__path__) if not m.name.startswith("_")]
+    assert {"statistics", "events", "blackbox", "losses"} <= set(names)
+    exported = set()
+    for name in names:
+        module = importlib.import_module(f"{A.__name__}.{name}")
+        for attr in module.__all__:
+            assert attr in A.__all__, f"{module.__name__}.{attr} is not re-exported"
+            assert getattr(A, attr) is getattr(module, attr)
+            exported.add(attr)
+    assert exported == set(A.__all__)           # and the package defines nothing of its own
 
 
 # ---------------------------------------------------------------------------- statistics

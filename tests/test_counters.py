@@ -1,6 +1,8 @@
 """Continual-release counters: exactness, analytic variance, closed form vs incremental,
 privacy accounting (analytic privacy loss on neighbouring streams), restarts, validation."""
+import importlib
 import math
+import pkgutil
 
 import numpy as np
 import pytest
@@ -33,6 +35,27 @@ def _var_tolerance(scales_sq_sum, scales_4_sum, n):
 def test_helpers():
     assert lowest_set_bit([1, 2, 12, 13, 64]).tolist() == [0, 1, 2, 0, 6]
     assert popcount([0, 1, 7, 13, 1024]).tolist() == [0, 1, 3, 3, 1]
+
+
+def test_every_module_of_the_counters_package_is_re_exported():
+    """``dpolearn.mechanisms.counters`` is split into one module per counter; the package
+    exports every public name of every public module (the same object), so the import path
+    used by the book, the bandits and the audit keeps working for each of them."""
+    from dpolearn import mechanisms
+    from dpolearn.mechanisms import counters
+
+    names = [m.name for m in pkgutil.iter_modules(counters.__path__)
+             if not m.name.startswith("_")]
+    assert {"binary", "logarithmic", "hybrid", "budget", "counter_noise"} <= set(names)
+    for name in names:
+        module = importlib.import_module(f"{counters.__name__}.{name}")
+        for attr in module.__all__:
+            assert attr in counters.__all__, f"{module.__name__}.{attr} is not re-exported"
+            assert getattr(counters, attr) is getattr(module, attr)
+    for attr in counters.__all__:
+        assert callable(getattr(counters, attr))
+    for cls in ("BinaryCounter", "LogarithmicCounter", "HybridCounter", "CounterNoise"):
+        assert getattr(mechanisms, cls) is getattr(counters, cls)
 
 
 @pytest.mark.parametrize("make", [
