@@ -243,3 +243,235 @@ def test_plotted_rows_include_bars_and_heat_maps():
     assert bars == [(0.0, 0.25), (1.0, 0.75)]
     cells = [(r["series"], r["x"], r["y"]) for r in rows if r["panel"] == "b"]
     assert cells == [("row 1", 1, 1.0), ("row 1", 2, 2.0), ("row 2", 1, 3.0), ("row 2", 2, 4.0)]
+
+
+# ------------------------------------------------------------------ the build's figure audit
+def _inline_shell():
+    """An IPython shell with the inline backend's PNG formatter for figures."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+
+    shell = InteractiveShell.instance()
+    select_figure_formats(shell, {"png"}, bbox_inches="tight")
+    return shell
+
+
+def _planted_figure():
+    """Two panels, a 5-pt axis label and a legend on each panel: two problems."""
+    fig, axes = plotting.subplots(1, 2)
+    for ax in axes[0]:
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.legend()
+    axes[0, 0].set_xlabel("tiny label", fontsize=5)
+    return fig
+
+
+def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeypatch, tmp_path):
+    """The wrapped formatter returns the inline backend's PNG byte for byte, and appends a
+    record whose problems name the 5-pt label and the second legend; the collector turns them
+    into warnings."""
+    import base64
+
+    from IPython.core.pylabtools import print_figure
+
+    shell = _inline_shell()
+    fig = _planted_figure()
+    plain = shell.display_formatter.format(fig)[0]["image/png"]
+
+    monkeypatch.delenv(figure_audit.AUDIT_DIR_ENV, raising=False)
+    assert figure_audit.install(shell) is False          # outside a book build: nothing
+    monkeypatch.setenv(figure_audit.AUDIT_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(plotting.FIGURE_PAGE_ENV, "planted")
+    try:
+        assert figure_audit.install(shell) is True
+        shown = shell.display_formatter.format(fig)[0]["image/png"]
+        assert shown == plain
+        assert base64.b64decode(shown) == print_figure(fig, "png", bbox_inches="tight")
+        good, axes = plotting.subplots()
+        axes[0, 0].plot([0, 1], [1, 0])
+        shell.display_formatter.format(good)
+    finally:
+        formatter = shell.display_formatter.formatters["image/png"]
+        audited = formatter.lookup_by_type(matplotlib.figure.Figure)
+        formatter.for_type(matplotlib.figure.Figure, audited.wrapped)   # unwrap for others
+        for event in ("pre_execute", "post_execute"):
+            shell.events.callbacks[event][:] = [
+                cb for cb in shell.events.callbacks[event]
+                if not getattr(cb, "dpolearn_audit", False)]
+        plt.close("all")
+
+    records = figure_audit.read_records(tmp_path)["planted"]
+    assert [r["index"] for r in records] == [1, 2]
+    bad, ok = records
+    assert bad["png_px"][0] <= plotting.COLUMN_WIDTH_PX and bad["display_scale"] == 1.0
+    assert bad["min_font_pt"] == 5.0 and bad["panels"] == 2 and bad["legends"] == 2
+    assert len(bad["problems"]) == 2
+    assert "'tiny label' is 5 pt" in bad["problems"][0]
+    assert "2 panels with 2 legends (want 1)" in bad["problems"][1]
+    assert ok["problems"] == [] and ok["min_font_pt"] >= plotting.MIN_FONT_PT
+
+    cell = bad["cell"]
+    warnings = figure_audit.audit_warnings(records, {cell: 2})
+    assert len(warnings) == 2 and all("figure 1 of the page" in w for w in warnings)
+    # an image the audit did not see (here: a third image in the same cell) is reported
+    escaped = figure_audit.audit_warnings(records, {cell: 3})
+    assert any("escaped the audit" in w for w in escaped)
+    # figures drawn in a widget are not images of the cell's output
+    widget = [dict(ok, widget=True)]
+    assert any("escaped" in w for w in figure_audit.audit_warnings(widget, {cell: 1}))
+
+
+def test_legibility_checks_reject_bad_input():
+    with pytest.raises(TypeError, match="fig"):
+        legibility_problems("not a figure")
+    with pytest.raises(ValueError, match="png"):
+        figure_audit.png_size(b"GIF89a")
+
+
+TINY_BOOK_PAGE = """---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+# A planted figure
+
+```{code-cell} ipython3
+import dpolearn as dpl
+fig, axes = dpl.plotting.subplots(1, 2)
+for ax in axes[0]:
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend()
+axes[0, 0].set_xlabel("tiny label", fontsize=5)
+```
+
+```{code-cell} ipython3
+fig, axes = dpl.plotting.subplots()
+axes[0, 0].plot([0, 1], [1, 0])
+```
+"""
+
+
+@pytest.mark.slow
+def test_a_book_with_an_illegible_figure_fails_to_build(tmp_path):
+    """End to end: jupyter-book with the book's figure extension, -W, one planted page. The
+    build fails, its warnings name the page, the figure and each problem, and the audit file
+    lists both figures (the legible one without problems)."""
+    import json
+    import subprocess
+    import sys
+
+    ext = pathlib.Path(__file__).resolve().parents[1] / "book" / "_ext"
+    (tmp_path / "_config.yml").write_text(
+        "title: planted\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: force\n"
+        f"sphinx:\n  local_extensions:\n    dpolearn_figures: {ext}\n  config:\n"
+        "    nb_execution_raise_on_error: true\n")
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n"
+                                       "  - file: planted\n")
+    (tmp_path / "index.md").write_text("# Index\n\nA page.\n")
+    (tmp_path / "planted.md").write_text(TINY_BOOK_PAGE)
+    exe = pathlib.Path(sys.executable).with_name("jupyter-book")
+    proc = subprocess.run([str(exe), "build", ".", "-W", "-n", "--keep-going"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0, log[-3000:]
+    audit_lines = [line for line in log.splitlines() if "figure audit:" in line]
+    assert len(audit_lines) == 2, log[-3000:]
+    assert all("planted.md" in line and "figure 1 of the page, cell [1]" in line
+               for line in audit_lines)
+    assert "'tiny label' is 5 pt" in audit_lines[0]
+    assert "2 panels with 2 legends" in audit_lines[1]
+    audit = json.loads((tmp_path / "_build" / "html" / "_static" / "figure-audit.json")
+                       .read_text())
+    assert audit["pages"]["planted"] == {"figures": 2, "widget_figures": 0, "shown_images": 2}
+    assert [len(f["problems"]) for f in audit["figures"]] == [2, 0]
+
+
+def _cell_output_images(html: str) -> int:
+    """Number of <img> elements inside the page's cell outputs (div.cell_output)."""
+    from html.parser import HTMLParser
+
+    class Counter(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depth, self.inside_at, self.count = 0, None, 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "div":
+                self.depth += 1
+                classes = (dict(attrs).get("class") or "").split()
+                if self.inside_at is None and "cell_output" in classes:
+                    self.inside_at = self.depth
+            elif tag == "img" and self.inside_at is not None:
+                self.count += 1
+
+        def handle_endtag(self, tag):
+            if tag == "div":
+                if self.inside_at == self.depth:
+                    self.inside_at = None
+                self.depth -= 1
+
+    counter = Counter()
+    counter.feed(html)
+    return counter.count
+
+
+def _notebook_images(path: pathlib.Path):
+    """PNG outputs of an executed notebook: (in all cells, in cells whose output the page
+    shows, in the state of its widgets)."""
+    import json
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    every, shown = 0, 0
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        n = sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
+        every += n
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if not tags & {"remove-output", "remove-cell"}:
+            shown += n
+    state = (nb.get("metadata", {}).get("widgets", {})
+             .get("application/vnd.jupyter.widget-state+json", {}).get("state", {}))
+    in_widgets = sum(1 for model in state.values()
+                     for out in model.get("state", {}).get("outputs", []) or []
+                     if "image/png" in out.get("data", {}))
+    return every, shown, in_widgets
+
+
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_book):
+    """The build's audit file lists every figure of every executed page, none with a problem:
+    its count per page equals the PNG outputs of the executed notebook (cell outputs and widget
+    drawings), and the page's HTML shows exactly the cell-output images of the cells whose
+    output is not removed."""
+    import json
+
+    audit = json.loads((quick_book.html / "_static" / "figure-audit.json").read_text())
+    assert audit["column_px"] == plotting.COLUMN_WIDTH_PX
+    failing = [f"{f['page']} figure {f['index']} (cell [{f['cell']}]): {p}"
+               for f in audit["figures"] for p in f["problems"]]
+    assert failing == [], "\n".join(failing)
+    by_page = {}
+    for fig in audit["figures"]:
+        by_page.setdefault(fig["page"], []).append(fig)
+    mismatches, n_pages = [], 0
+    for notebook in sorted((quick_book.executed / "book").glob("*.ipynb")):
+        docname = f"book/{notebook.stem}"
+        every, shown, in_widgets = _notebook_images(notebook)
+        records = by_page.get(docname, [])
+        cell_records = sum(1 for r in records if not r["widget"])
+        widget_records = sum(1 for r in records if r["widget"])
+        html = (quick_book.html / "book" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        n_img = _cell_output_images(html)
+        n_pages += bool(every)
+        if (cell_records, widget_records, n_img) != (every, in_widgets, shown):
+            mismatches.append(f"{docname}: audited {cell_records} cell + {widget_records} widget "
+                              f"figures; notebook has {every} cell + {in_widgets} widget PNGs, "
+                              f"{shown} shown; the HTML has {n_img} <img> in cell outputs")
+        assert [r["index"] for r in records] == list(range(1, len(records) + 1))
+    assert mismatches == [], "\n".join(mismatches)
+    assert n_pages >= 10 and audit["figures_audited"] == len(audit["figures"]) > 50
