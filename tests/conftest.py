@@ -172,8 +172,8 @@ def _run_student_build() -> BookBuild:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=BUILD_TIMEOUT)
     except subprocess.TimeoutExpired:
-        return BookBuild(ok=False, html=STUDENT_HTML, executed=STUDENT / "_build" / "jupyter_execute",
-                         seconds=BUILD_TIMEOUT,
+        return BookBuild(ok=False, html=STUDENT_HTML,
+                         executed=STUDENT / "_build" / "jupyter_execute", seconds=BUILD_TIMEOUT,
                          problems=[f"the student edition did not build in {BUILD_TIMEOUT} s"])
     log = proc.stdout + "\n" + proc.stderr
     problems = []
@@ -183,7 +183,8 @@ def _run_student_build() -> BookBuild:
         problems.append(f"`{' '.join(cmd)}` exited with {proc.returncode}\n" + "\n".join(warnings))
     if not (STUDENT_HTML / "index.html").exists():
         problems.append(f"{STUDENT_HTML / 'index.html'} was not written")
-    return BookBuild(ok=not problems, html=STUDENT_HTML, executed=STUDENT / "_build" / "jupyter_execute",
+    return BookBuild(ok=not problems, html=STUDENT_HTML,
+                     executed=STUDENT / "_build" / "jupyter_execute",
                      seconds=time.perf_counter() - start, log=log, problems=problems)
 
 

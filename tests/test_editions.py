@@ -240,7 +240,8 @@ def test_source_tree_of_the_student_edition_is_stripped(tmp_path, monkeypatch):
     # with the stripper disabled the same check fails
     monkeypatch.setattr(editions, "strip_solutions", lambda text: editions.Stripped(text, []))
     leaky = editions.write_source_tree("student", tmp_path / "leaky")
-    text = normalise("\n".join(p.read_text(encoding="utf-8") for p in (leaky / "book").glob("*.md")))
+    text = normalise("\n".join(p.read_text(encoding="utf-8")
+                               for p in (leaky / "book").glob("*.md")))
     assert set(hits(fragments, text)) == set(fragments)
 
 
@@ -255,7 +256,8 @@ def test_every_solution_is_found_and_searchable():
         assert not re.search(r"\{solution", editions.strip_solutions(text).text), md.name
     assert len(solutions) == openings > 0
     empty = [key for key, frs in fragments.items() if not frs]
-    assert not empty, f"solutions without a distinctive fragment (the search cannot see them): {empty}"
+    assert not empty, (f"solutions without a distinctive fragment (the search cannot see them): "
+                       f"{empty}")
 
 
 @pytest.mark.parametrize("md", [p for p in editions._toc_chapters() if m2n.is_notebook_source(p)],
@@ -266,7 +268,8 @@ def test_student_notebook_has_no_solution_and_public_has_all(md):
     student = notebook_text(m2n.convert_chapter(md, "student"))
     public = notebook_text(m2n.convert_chapter(md, "public"))
     assert hits(mine, student) == {}
-    assert set(hits(mine, public)) == set(mine), "the search must find every solution in the public edition"
+    assert set(hits(mine, public)) == set(mine), \
+        "the search must find every solution in the public edition"
     assert "Solution to Exercise" not in student
 
 
@@ -292,7 +295,8 @@ def _page_text(path: Path) -> str:
 @pytest.mark.xdist_group("student-book")
 def test_student_site_and_notebooks_have_no_solution_text(student_book):
     _, fragments = book_solutions()
-    files = _site_files(student_book.html) + sorted((editions.STUDENT_OUT / "notebooks").glob("*.ipynb"))
+    notebooks = sorted((editions.STUDENT_OUT / "notebooks").glob("*.ipynb"))
+    files = _site_files(student_book.html) + notebooks
     assert any(p.suffix == ".ipynb" for p in files) and any(p.suffix == ".html" for p in files)
     leaks = {}
     for path in files:
@@ -334,11 +338,14 @@ def test_student_site_links_only_student_notebooks(student_book):
         page = student_book.html / f"{doc}.html"
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         hrefs = [a["href"] for a in soup.find_all("a", href=True)]
-        outward = [h for h in hrefs if re.search(r"mybinder|colab\.research|github\.com/.*/(blob|edit)/", h)]
+        outward = [h for h in hrefs
+                   if re.search(r"mybinder|colab\.research|github\.com/.*/(blob|edit)/", h)]
         assert not outward, f"{doc}: launch or source links to the public repository: {outward}"
         downloads = [h for h in hrefs if h.endswith(".ipynb") and not urlsplit(h).scheme]
         assert downloads, f"{doc}: no .ipynb download"
         nb = nbformat.read((page.parent / downloads[0]).resolve(), as_version=4)
         assert nb.metadata["dpolearn"]["edition"] == "student"
-        has_code = len([c for c in nb.cells if c.cell_type == "code"]) > 1   # beyond the install cell
-        assert not has_code or any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"
+        # code beyond the install cell
+        has_code = len([c for c in nb.cells if c.cell_type == "code"]) > 1
+        assert not has_code or any(c.get("outputs") for c in nb.cells), \
+            f"{doc}: download has no outputs"

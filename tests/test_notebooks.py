@@ -119,7 +119,8 @@ def _rendered_markdown(html_path: Path) -> list[str]:
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
-    cells = soup.select(".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .jp-RenderedHTMLCommon")
+    cells = soup.select(".jp-MarkdownCell .jp-RenderedMarkdown, "
+                        ".jp-MarkdownCell .jp-RenderedHTMLCommon")
     return [c.get_text() for c in cells]
 
 

@@ -83,7 +83,8 @@ class RecordingGenerator(np.random.Generator):
 
     def _noise(self, method, loc, scale, size, real):
         if self.unit:
-            shape = size if size is not None else np.broadcast(np.asarray(loc), np.asarray(scale)).shape
+            shape = (size if size is not None
+                     else np.broadcast(np.asarray(loc), np.asarray(scale)).shape)
             out = np.broadcast_to(np.asarray(loc, dtype=float) + np.asarray(scale, dtype=float),
                                   shape).astype(float)
             out = float(out) if out.ndim == 0 else out

@@ -54,7 +54,7 @@ class Solution:
     """One solution removed from a chapter."""
 
     exercise: str          # label of the exercise it answers (the directive's argument)
-    form: str              # "directive" ({solution}) or "gated" ({solution-start} ... {solution-end})
+    form: str              # "directive" ({solution}) or "gated" ({solution-start}, -end)
     source: str            # the removed source, prose and code cells
     label: Optional[str] = None   # its own :label:, if it has one
 
@@ -142,7 +142,8 @@ def solutions_of(text: str) -> list[Solution]:
 def _toc_chapters(root: Path = ROOT) -> list[Path]:
     from myst_to_notebook import toc_files
 
-    return [root / f"{doc}.md" for doc in toc_files(root / "_toc.yml") if (root / f"{doc}.md").exists()]
+    return [root / f"{doc}.md" for doc in toc_files(root / "_toc.yml")
+            if (root / f"{doc}.md").exists()]
 
 
 def edition_config(edition: str, config: dict, repository_url: Optional[str] = None,
@@ -243,7 +244,8 @@ def write_notebooks(edition: str, dest: Path, root: Path = ROOT,
 
 
 def build(src: Path, out: Path, scale: Optional[str] = None, timeout: float = 60 * 60) -> int:
-    """Run Jupyter Book on the source tree ``src`` into ``out/_build/html``; returns its exit code."""
+    """Run Jupyter Book on the source tree ``src`` into ``out/_build/html``; returns its exit
+    code."""
     env = dict(os.environ, DPOLEARN_SCALE=scale or os.environ.get("DPOLEARN_SCALE", "quick"),
                DPOLEARN_PROGRESS="0")
     exe = Path(sys.executable).with_name("jupyter-book")

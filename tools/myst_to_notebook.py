@@ -18,7 +18,8 @@ metadata come through unchanged) and rewrites every Markdown cell:
 * cross-references become their text (section title, "Theorem 3", "Fig. 5", ...) plus a link to
   the page on the book's site (:func:`book_site_url`);
 * ``{literalinclude}`` becomes the included code as a fenced block;
-* the site's own TeX macros (``\\Lap``, ``\\E`` ...) are written out, since Jupyter does not know them;
+* the site's own TeX macros (``\\Lap``, ``\\E`` ...) are written out, since Jupyter does not
+  know them;
 * figure captions in ``mystnb`` metadata become an italic caption line after the cell;
 * cells tagged ``remove-cell`` stay (they are set-up code the rest needs) but are collapsed, as
   are ``hide-input`` / ``remove-input`` sources; ``hide-output`` outputs are collapsed.
@@ -53,7 +54,8 @@ INSTALL_TAG = "dpolearn-install"
 DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
 
 #: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
-DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
+DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})"
+                            r"\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
 #: Opening fence of a plain code block (```python, ~~~).
 CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
 #: An inline role ``{name}`content```.
@@ -260,8 +262,8 @@ def build_index(root: Path) -> BookIndex:
                 if target:
                     nxt = next((l for l in lines[k + 1:] if l.strip()), "")
                     h = HEADING.match(nxt)
-                    index.targets[target.group("label")] = Target(
-                        doc, "section", None, _plain(h.group("title")) if h else target.group("label"))
+                    title = _plain(h.group("title")) if h else target.group("label")
+                    index.targets[target.group("label")] = Target(doc, "section", None, title)
 
             def visit(d: Directive, doc: str = doc):
                 label = d.options.get("label")
@@ -325,7 +327,8 @@ def repository_settings(config_path: Path = ROOT / "_config.yml") -> tuple[str, 
     return repo.get("url", DEFAULT_REPOSITORY), repo.get("branch", "main")
 
 
-def book_site_url(config_path: Path = ROOT / "_config.yml", edition: str = "public") -> Optional[str]:
+def book_site_url(config_path: Path = ROOT / "_config.yml",
+                  edition: str = "public") -> Optional[str]:
     """Base address of the published book, ending in ``/`` (``None``: no known site).
 
     ``html.baseurl`` of ``_config.yml`` when it is set. Otherwise, for the public and
@@ -366,9 +369,12 @@ def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[s
         url = url[:-4]
     version = version or release_version()
     return (
-        f"# Installs dpolearn {version} (the release this notebook belongs to) when it is missing,\n"
-        "# e.g. in Colab or Binder; in a clone after `pip install -r requirements.txt` it does nothing.\n"
-        "# Quick scale by default: run dpl.experiments.set_scale(\"paper\") before the experiments for the papers'.\n"
+        f"# Installs dpolearn {version} (the release this notebook belongs to) "
+        "when it is missing,\n"
+        "# e.g. in Colab or Binder; in a clone after `pip install -r requirements.txt` "
+        "it does nothing.\n"
+        "# Quick scale by default: run dpl.experiments.set_scale(\"paper\") "
+        "before the experiments for the papers'.\n"
         "try:\n"
         "    import dpolearn\n"
         "except ImportError:\n"
@@ -493,7 +499,8 @@ class Converter:
                     .replace("{name}", target.title))
         # As the book renders them: numbered boxes, exercises and figures by number
         # ("Theorem 6", "Exercise 8", "Fig. 3"), sections by title.
-        if target.number is not None and (name in ("numref", "prf:ref") or target.kind == "exercise"):
+        by_number = name in ("numref", "prf:ref") or target.kind == "exercise"
+        if target.number is not None and by_number:
             return target.name()
         return target.title or target.name()
 
@@ -521,15 +528,17 @@ class Converter:
             return re.sub(r"\s*\(.*\)$", "", content)
         if name in ("sub", "sup"):
             return f"<{name}>{content}</{name}>"
-        if name in ("kbd", "code", "samp", "file", "command", "program", "guilabel", "menuselection"):
+        if name in ("kbd", "code", "samp", "file", "command", "program", "guilabel",
+                    "menuselection"):
             return f"`{content}`"
-        if name == "download":          # the file in the repository (the site's copy has a hashed path)
+        if name == "download":      # the file in the repository (the site's copy: a hashed path)
             path = Path(os.path.normpath(self.md_path.parent / label))   # symlinks kept
             try:
                 rel = path.relative_to(os.path.abspath(self.index.root)).as_posix()
             except ValueError:
                 return explicit or label
-            return f"[{explicit or Path(label).name}]({self.repository_url}/blob/{self.branch}/{rel})"
+            text = explicit or Path(label).name
+            return f"[{text}]({self.repository_url}/blob/{self.branch}/{rel})"
         return explicit or content
 
     def _resolve_doc(self, target: str) -> str:
@@ -569,7 +578,8 @@ class Converter:
         if name in ADMONITIONS:
             title = d.arg if name in ("admonition", "dropdown", "topic", "sidebar") and d.arg \
                 else ("Details" if name == "dropdown" else name.capitalize())
-            inner = body() if not (name not in ("admonition", "dropdown", "topic", "sidebar") and d.arg) \
+            titled = name in ("admonition", "dropdown", "topic", "sidebar")
+            inner = body() if titled or not d.arg \
                 else self.convert(d.arg + "\n\n" + "\n".join(d.body))
             return ["", *_quote(f"**{self.inline(title)}**\n\n{inner}"), ""]
         if name.startswith("prf:"):

@@ -76,7 +76,8 @@ def check_tools() -> None:
     if not Path(CHROMIUM).exists():
         sys.exit("pdf: Debian's chromium is missing; run tools/install_debian_deps.sh (as root)")
     if shutil.which("pdfunite") is None:
-        sys.exit("pdf: pdfunite is missing (Debian's poppler-utils); run tools/install_debian_deps.sh")
+        sys.exit("pdf: pdfunite is missing (Debian's poppler-utils); "
+                 "run tools/install_debian_deps.sh")
 
 
 def page_paths(html: Path, chapter: str | None) -> list[Path]:

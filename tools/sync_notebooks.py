@@ -7,8 +7,8 @@ edition of each chapter converted to plain Markdown and code by ``tools/myst_to_
 (solutions included, as "Solution to Exercise N" sections; no outputs). They are generated:
 never edit them, edit the ``.md`` chapter and run
 
-    make notebooks                                      # or: .venv/bin/python tools/sync_notebooks.py
-    git add -f book/*.ipynb                             # (.gitignore lists book/**/*.ipynb)
+    make notebooks                  # or: .venv/bin/python tools/sync_notebooks.py
+    git add -f book/*.ipynb         # (.gitignore lists book/**/*.ipynb)
 
 ``--check`` only reports stale or missing notebooks (exit 1); ``tests/test_notebooks.py`` runs
 the same check.
@@ -51,7 +51,8 @@ def stale() -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="report stale notebooks, write nothing")
+    parser.add_argument("--check", action="store_true",
+                        help="report stale notebooks, write nothing")
     args = parser.parse_args(argv)
     if args.check:
         problems = stale()
