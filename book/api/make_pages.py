@@ -4,9 +4,9 @@
     .venv/bin/python book/api/make_pages.py --check  # exit 1 if a page is stale
 
 Each page documents, with sphinx autodoc and numpydoc, every name in the ``__all__`` of one
-public subpackage (or module) of dpolearn, then, for each of its public submodules, the names of
-that submodule's ``__all__`` that the subpackage does not re-export. So every public name of
-every ``__all__`` is documented exactly once, under the shortest path that exports it
+public subpackage (or module) of dpolearn, then, for each of its public submodules at any depth,
+the names of that submodule's ``__all__`` that no package above it re-exports. So every public
+name of every ``__all__`` is documented exactly once, under the shortest path that exports it
 (``tests/test_api_reference.py`` checks the built inventory).
 """
 from __future__ import annotations
@@ -40,7 +40,9 @@ BLURBS = {
 
 
 def public_children(package) -> List[str]:
-    """Names of the public submodules of ``package`` that define ``__all__``."""
+    """Dotted names, relative to ``package``, of its public submodules that define ``__all__``,
+    at any depth (``counters`` and ``counters.binary`` of ``dpolearn.mechanisms``); a package
+    comes before its modules. A module under a private name is skipped with its children."""
     if not hasattr(package, "__path__"):
         return []
     out = []
@@ -50,6 +52,7 @@ def public_children(package) -> List[str]:
         mod = importlib.import_module(f"{package.__name__}.{info.name}")
         if getattr(mod, "__all__", None):
             out.append(info.name)
+        out += [f"{info.name}.{grandchild}" for grandchild in public_children(mod)]
     return sorted(out)
 
 
@@ -110,15 +113,20 @@ def page(name: str) -> str:
              "   :undoc-members:",
              ""]
     lines += _autodata(mod, list(mod.__all__))
-    exported = set(mod.__all__)
     for child in public_children(mod):
         sub = importlib.import_module(f"dpolearn.{name}.{child}")
-        if child in exported:
+        parent_name, _, short = f"dpolearn.{name}.{child}".rpartition(".")
+        if short in importlib.import_module(parent_name).__all__:
             # a submodule exported by name (e.g. fullinfo.epoch_sim): document it whole
             rest = list(sub.__all__)
         else:
+            # names that this page's module or a package between it and the submodule
+            # re-exports are documented there (the shortest path)
+            holders = [importlib.import_module(".".join(["dpolearn", name] + child.split(".")[:i]))
+                       for i in range(child.count(".") + 1)]
             rest = [n for n in sub.__all__
-                    if not (n in exported and getattr(mod, n, None) is getattr(sub, n))]
+                    if not any(n in getattr(h, "__all__", ()) and getattr(h, n, None) is
+                               getattr(sub, n) for h in holders)]
         # every public module gets its heading and docstring (and a target for :mod: links)
         lines += [_heading(f"dpolearn.{name}.{child}", "-"),
                   f".. automodule:: dpolearn.{name}.{child}"]

@@ -1,8 +1,8 @@
 r"""The hybrid counter's budget: how epsilon is split, what the tree costs, the guarantee of
 the two parts together, and the high-probability error bound.
 
-Each formula lives here once; :class:`~dpolearn.mechanisms.counters.HybridCounter`,
-:class:`~dpolearn.mechanisms.counters.CounterNoise`, the DP-UCB policies and the exact audit of
+Each formula lives here once; :class:`~dpolearn.mechanisms.HybridCounter`,
+:class:`~dpolearn.mechanisms.CounterNoise`, the DP-UCB policies and the exact audit of
 the hybrid counter import it.
 
 References
