@@ -1,12 +1,18 @@
-"""Every experiment figure is legible on the page it is shown on.
+"""Every figure the book shows is legible on the page it is shown on.
 
 The page shows a figure's PNG (rendered as Jupyter's inline backend does: ``bbox_inches="tight"``
 at the figure's dpi) at ``min(PNG width, column width)`` CSS pixels, the column width being
-``plotting.COLUMN_WIDTH_PX`` (672 px, measured once in headless Chromium on the built book at a
-1280 px window; see its comment). A font of ``f`` points is then shown at
+``plotting.COLUMN_WIDTH_PX`` (672 px at a 1280 px window; the Chromium test below measures
+every image of the quick build). A font of ``f`` points is then shown at
 ``f * plotting.display_scale(fig, png_width)`` points; every visible text must come out at
->= ``plotting.MIN_FONT_PT`` (9 pt). The checks read the figure's own objects: each Text
-artist's size in points, the figure's size in inches and dpi, and the PNG's pixel width.
+>= ``plotting.MIN_FONT_PT`` (9 pt), and a multi-panel figure has one legend. The checks
+(``dpolearn._figure_audit``) read the figure's own objects: each Text artist's size in points,
+the figure's size in inches and dpi, and the PNG's pixel width.
+
+They run here on every experiment figure, and in the book build on every figure a page
+displays, whichever code drew it: the build's kernels load ``dpolearn._figure_audit`` as an
+IPython extension, and the book's extension fails the build on a failing figure (tested on a
+planted page) and writes ``_static/figure-audit.json``, which the quick-build tests read.
 
 Data come from the experiment cache (``_build/cache``; the quick book build fills it) and are
 computed at quick scale when missing; experiments that take more than about 5 s to compute at
@@ -25,6 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
+from test_browser import browser, serve  # noqa: E402, F401  (headless Chromium, a local server)
 
 import dpolearn as dpl  # noqa: E402
 from dpolearn import _figure_audit as figure_audit  # noqa: E402
@@ -475,3 +482,51 @@ def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_b
         assert [r["index"] for r in records] == list(range(1, len(records) + 1))
     assert mismatches == [], "\n".join(mismatches)
     assert n_pages >= 10 and audit["figures_audited"] == len(audit["figures"]) > 50
+
+
+_SHOWN_IMAGES_JS = """() => {
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  return Array.from(document.querySelectorAll('div.cell_output img')).map(i => ({
+    src: i.getAttribute('src') || '', natural: i.naturalWidth,
+    shown: i.getBoundingClientRect().width}));
+}"""
+
+
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):  # noqa: F811,E501
+    """Headless Chromium at a 1280 px window (the browser fixture of test_browser.py): every
+    image in a cell output, widget drawings included, is shown exactly
+    ``min(PNG width, plotting.COLUMN_WIDTH_PX)`` CSS pixels wide, the display scale the audit
+    assumes when it turns a figure's font sizes into shown sizes."""
+    site, stop = serve(quick_book.html)
+    wrong, n_images = [], 0
+    try:
+        for path in sorted((quick_book.html / "book").glob("*.html")):
+            if _cell_output_images(path.read_text(encoding="utf-8")) == 0 and \
+                    "widget-view" not in path.read_text(encoding="utf-8"):
+                continue
+            page = browser.new_page()
+            try:
+                page.goto(f"{site.root}book/{path.name}", wait_until="load", timeout=30_000)
+                page.evaluate("() => document.querySelectorAll('img').forEach("
+                              "i => i.loading = 'eager')")
+                try:                                   # widgets draw their images late
+                    page.wait_for_function(
+                        "() => Array.from(document.images).every(i => i.complete)",
+                        timeout=20_000)
+                    page.wait_for_timeout(500)
+                except Exception:
+                    pass
+                for img in page.evaluate(_SHOWN_IMAGES_JS):
+                    n_images += 1
+                    expected = min(img["natural"], plotting.COLUMN_WIDTH_PX)
+                    if img["natural"] == 0 or abs(img["shown"] - expected) > 0.5:
+                        wrong.append(f"{path.name}: {img['src'][:60]} is {img['natural']} px, "
+                                     f"shown {img['shown']:.1f} px (expected {expected})")
+            finally:
+                page.close()
+    finally:
+        stop()
+    assert wrong == [], "\n".join(wrong)
+    assert n_images > 50
