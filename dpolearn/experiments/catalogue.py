@@ -69,10 +69,12 @@ from ..bandits import (
 )
 from ..fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
 from ..gdp import pure_dp_to_gdp
+from ..plotting import style_of
 from ..policy import Policy
 
 __all__ = ["PRESETS", "PRIVACY", "DP_UCB_INT_DELTA", "DP_TS_UCB_ALPHA", "TOSSOU2016_V",
-           "HU2025_BASELINE_EPSILON", "WU2025_VARIANTS", "labels", "make_policy",
+           "HU2025_BASELINE_EPSILON", "WU2025_VARIANTS", "PAPER_SCALE_LABELS", "experts_style",
+           "labels", "make_policy",
            "mts_pre_pulls", "privacy_kind"]
 
 #: delta' of DP-UCB-INT: Tossou and Dimitrakakis (2016), Figure 2 (Corollary 3.2 calibration)
@@ -280,6 +282,27 @@ def privacy_kind(label: str) -> str:
         raise ValueError(f"label must be one of {sorted(PRIVACY)} or a variant of one, "
                          f"got {label!r}")
     return PRIVACY[base]
+
+
+#: Full-information labels at a paper's own 1/eps noise scale (honestly only 2 eps-DP at the
+#: epsilon they are given: Hu et al. 2021 Lap(1/eps), Wu and Wang 2025 Table 2).
+PAPER_SCALE_LABELS = ("RNM-FTNL (hu2021 preset)", "RNM-FTNL (wu2025 preset, Lap)",
+                      "RNM-FTNL (wu2025 preset, Exp)")
+
+
+def experts_style(label: str) -> dict[str, Any]:
+    """The book-wide line style of a full-information label, the one convention of every
+    experts figure: colour and marker of :func:`dpolearn.plotting.style_of`, a solid line for
+    RNM-FTNL at the strict 2/eps scale, dashed for the papers' 1/eps scales
+    (:data:`PAPER_SCALE_LABELS`), dotted for the naive FTNL; other labels keep their style."""
+    style = style_of(label)
+    if label == "Naive FTNL":
+        style["linestyle"] = ":"
+    elif label in PAPER_SCALE_LABELS:
+        style["linestyle"] = "--"
+    elif label.startswith("RNM-FTNL ("):
+        style["linestyle"] = "-"
+    return style
 
 
 def make_policy(label: str, epsilon: Any = None, horizon: int | None = None, *,

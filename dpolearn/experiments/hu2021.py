@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bandits import DPSE, AdaPKLUCB, AnytimeLazyUCB, LazyDPTS
 from ..envs import BernoulliBandit
-from ..plotting import errorbar, regret, shared_legend, style_of, subplots
-from ..simulate import make_checkpoints, simulate
+from ..plotting import errorbar, regret, shared_legend, subplots, sweep_styles
+from .catalogue import make_policy
+from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
 SETTINGS = {1: (0.75, 0.625, 0.5, 0.375, 0.25), 2: (0.5, 0.4, 0.4, 0.4, 0.4)}
@@ -30,34 +30,21 @@ ALGORITHMS = ("Anytime-Lazy-UCB", "Lazy-DP-TS", "DP-SE", "AdaP-KLUCB")
 _SIZES = {"quick": (20_000, 8), "paper": (1_000_000, 20)}
 
 
-def _make(name, eps, horizon):
-    if name == "Anytime-Lazy-UCB":
-        return AnytimeLazyUCB(epsilon=eps)
-    if name == "Lazy-DP-TS":
-        return LazyDPTS(epsilon=eps)
-    if name == "DP-SE":
-        return DPSE(epsilon=eps, horizon=horizon)            # max form, beta = 1/T
-    return AdaPKLUCB(epsilon=eps)                           # alpha = 3.1
-
-
 def _checkpoints(horizon):
     """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
-    return np.union1d(make_checkpoints(horizon, "log", 150),
-                      make_checkpoints(horizon, "linear", 400))
+    return checkpoints(horizon, log=150, linear=400)
 
 
 def _grid_task(task):
     """One algorithm on every (setting, epsilon) cell, as ONE batch of runs."""
     name, horizon, n_runs, seed, progress = task
     cells = [(s, e) for s in SETTINGS for e in EPSILONS]
-    means = np.repeat(np.array([SETTINGS[s] for s, _ in cells]), n_runs, axis=0)
-    eps = np.repeat([e for _, e in cells], n_runs)
-    res = simulate(_make(name, eps, horizon), BernoulliBandit(means), horizon, len(eps),
-                   seed=seed, checkpoints=_checkpoints(horizon), progress=progress)
-    parts = res.split(len(cells))
-    for part, (_, e) in zip(parts, cells):
-        part.params = dict(part.params, epsilon=e)
-    return {cell: part for cell, part in zip(cells, parts)}
+    parts = sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2021"),
+                  lambda cols: BernoulliBandit(cols["means"]), horizon,
+                  [{"means": SETTINGS[s], "epsilon": e} for s, e in cells], n_runs, seed,
+                  checkpoints=_checkpoints(horizon), progress=progress,
+                  params=[{"epsilon": e} for _, e in cells])
+    return dict(zip(cells, parts))
 
 
 def _grid(scale, seed, jobs, progress):
@@ -174,7 +161,7 @@ def _schedule(scale, seed, jobs, progress):
     horizon = _SCHEDULE_T[scale]
     means = np.array(SETTINGS[1])
     K = len(means)
-    policy = AnytimeLazyUCB(epsilon=1.0)
+    policy = make_policy("Anytime-Lazy-UCB", 1.0, preset="hu2021")
     rng_p, rng_e = (np.random.default_rng(s) for s in
                     derive_seed("hu2021-lazy-schedule", seed).spawn(2))
     policy.reset(1, K, rng_p)
@@ -198,16 +185,16 @@ def _schedule(scale, seed, jobs, progress):
 
 
 def _plot_schedule(data):
-    import matplotlib.pyplot as plt
-
     fig, axes = subplots(2, 1, sharex=True, height=0.8)
     ax, ax2 = axes[0, 0], axes[1, 0]
     t = np.arange(1, data["horizon"] + 1)
     K = len(data["means"])
-    cmap = plt.get_cmap("tab10")
-    for r in np.unique(data["batch"]):          # colour = batch index, the same for every arm
+    batches = np.unique(data["batch"])
+    batch_color = {r: st["color"] for r, st in zip(batches, sweep_styles(len(batches)))}
+    arm_style = sweep_styles(K)
+    for r in batches:                           # colour = batch index, the same for every arm
         sel = data["batch"] == r
-        ax.scatter(t[sel], data["arms"][sel], s=30, marker="|", color=cmap(r % 10), lw=1)
+        ax.scatter(t[sel], data["arms"][sel], s=30, marker="|", color=batch_color[r], lw=1)
     cl = data["closes"]
     ax.scatter(cl[:, 0], cl[:, 1] + 0.32, marker="v", s=18, color="k", zorder=3,
                label="batch processed (one Laplace draw)")
@@ -215,7 +202,7 @@ def _plot_schedule(data):
         first = np.flatnonzero((data["batch"] == r) & (data["arms"] == 0))
         if first.size:
             ax.annotate(f"{2 ** r}", (t[first[0]], -0.3), ha="left", va="bottom",
-                        color=cmap(r % 10), fontweight="bold")
+                        color=batch_color[r], fontweight="bold")
     ax.text(0.0, 1.02, "batch sizes of arm 1: 1, 2, 4, 8, ... pulls (colour = batch)",
             transform=ax.transAxes, va="bottom")
     ax.set_yticks(range(K), [f"arm {j + 1} (μ = {m:g})" for j, m in enumerate(data["means"])])
@@ -223,10 +210,9 @@ def _plot_schedule(data):
     ax.set_xscale("log")
     ax.grid(False)
     for j in range(K):
-        style = style_of(f"arm {j + 1}")
-        ax2.step(t, data["mu_tilde"][:, j], where="post", color=cmap(j), lw=1.5,
-                 ls=style["linestyle"], label=f"private mean μ̃ of arm {j + 1}")
-        ax2.axhline(data["means"][j], color=cmap(j), ls=":", lw=1)
+        ax2.step(t, data["mu_tilde"][:, j], where="post", color=arm_style[j]["color"], lw=1.5,
+                 ls=arm_style[j]["linestyle"], label=f"private mean μ̃ of arm {j + 1}")
+        ax2.axhline(data["means"][j], color=arm_style[j]["color"], ls=":", lw=1)
     ax2.plot([], [], color="0.4", ls=":", lw=1, label="true means")
     ax2.set_ylim(-0.6, 1.6)
     ax2.set_xscale("log")
@@ -250,14 +236,9 @@ _SWEEP_SIZES = {"quick": (20_000, 8), "paper": (100_000, 20)}
 
 def _sweep_task(task):
     name, horizon, n_runs, seed = task
-    eps = np.repeat(SWEEP_EPS, n_runs)
-    pol = AnytimeLazyUCB(epsilon=eps) if name == "Anytime-Lazy-UCB" else LazyDPTS(epsilon=eps)
-    res = simulate(pol, BernoulliBandit(SWEEP_MEANS), horizon, len(eps), seed=seed,
-                   checkpoints=[horizon], progress=False)
-    parts = res.split(len(SWEEP_EPS))
-    for part, e in zip(parts, SWEEP_EPS):
-        part.params = dict(part.params, epsilon=e)
-    return parts
+    return sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2021"),
+                 BernoulliBandit(SWEEP_MEANS), horizon, [{"epsilon": e} for e in SWEEP_EPS],
+                 n_runs, seed, checkpoints=[horizon])
 
 
 def _sweep(scale, seed, jobs, progress):

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs import BernoulliExperts
-from ..fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
 from ..fullinfo.epoch_sim import exact_regret_deterministic
-from ..plotting import regret, shared_legend, style_of, subplots
+from ..plotting import regret, shared_legend, subplots
 from ..simulate import simulate
+from .catalogue import experts_style, make_policy
+from .engine import checkpoints
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 #: Rewards (Hu et al. maximise rewards): the means of their bandit runs, with the best action
@@ -24,22 +25,23 @@ _NAMES = ("FTL", "Hedge", "RNM-FTNL (Hu et al., Lap 1/ε)", "RNM-FTNL (strict, L
           "Naive FTNL")
 
 
+#: display name -> catalogue label (``"common"`` preset) of the policy, which is also the
+#: label of its book-wide style (the same algorithm as the comparison chapter's presets)
+_CATALOGUE_LABEL = {"FTL": "FTL", "Hedge": "Hedge",
+                    "RNM-FTNL (Hu et al., Lap 1/ε)": "RNM-FTNL (hu2021 preset)",
+                    "RNM-FTNL (strict, Lap 2/ε)": "RNM-FTNL (strict, Lap)",
+                    "Naive FTNL": "Naive FTNL"}
+
+
 def _policy(name, eps):
-    if name == "FTL":
-        return FTL()
-    if name == "Hedge":
-        return Hedge()
-    if name.startswith("RNM-FTNL (Hu"):
-        return RNMFTNL.hu2021(epsilon=eps)
-    if name.startswith("RNM-FTNL (strict"):
-        return RNMFTNL(epsilon=eps)
-    return NaiveFTNL(epsilon=eps)
+    return make_policy(_CATALOGUE_LABEL[name], eps)
 
 
 def _one(task):
     name, eps, horizon, n_runs, seed = task
     env = BernoulliExperts(COMPARISON_MEANS, kind="reward")
-    return simulate(_policy(name, eps), env, horizon, n_runs, seed=seed, checkpoints="log",
+    return simulate(_policy(name, eps), env, horizon, n_runs, seed=seed,
+                    checkpoints=checkpoints(horizon, log=100),
                     progress=False)
 
 
@@ -55,21 +57,16 @@ def _compute(scale, seed, jobs, progress):
     return {"results": {(t[0], t[1]): r for t, r in zip(tasks, out)}, **cfg}
 
 
-#: the book-wide style of each variant (same algorithm as the comparison chapter's presets)
-_STYLE_KEY = {"RNM-FTNL (Hu et al., Lap 1/ε)": "RNM-FTNL (hu2021 preset)",
-              "RNM-FTNL (strict, Lap 2/ε)": "RNM-FTNL (strict, Lap)"}
-
-
 def _plot(data):
     nrows = (len(data["eps"]) + 1) // 2
     fig, axes = subplots(nrows, min(len(data["eps"]), 2), sharey=True)
     for ax, eps in zip(axes.flat, data["eps"]):
         items = [(n, r) for (n, e), r in data["results"].items() if e in (None, eps)]
         regret([r for _, r in items], ax=ax, log_x=True, log_y=True, legend=False,
-               labels=[n for n, _ in items], style_keys=[_STYLE_KEY.get(n, n) for n, _ in items])
-        for line in ax.get_lines():              # the papers' scale dashed, the strict one solid
-            if line.get_label() in _STYLE_KEY:
-                line.set_linestyle("--" if "Hu et al." in line.get_label() else "-")
+               labels=[n for n, _ in items], style_keys=[_CATALOGUE_LABEL[n] for n, _ in items])
+        for line in ax.get_lines():   # the papers' scale dashed, the strict one solid, naive dotted
+            if line.get_label() in _CATALOGUE_LABEL:
+                line.set_linestyle(experts_style(_CATALOGUE_LABEL[line.get_label()])["linestyle"])
         ax.text(0.03, 0.95, f"ε = {eps:g}", transform=ax.transAxes, va="top")
     for ax in axes.flat[len(data["eps"]):]:
         ax.axis("off")
@@ -130,8 +127,7 @@ def _dg_plot(data):
     Ks = np.array(data["Ks"])
     for name in _DG_NAMES:
         v = np.array([data["eps_R"][(name, K)] for K in Ks])
-        style = style_of(_DG_STYLE_KEY[name])
-        ax.plot(Ks, v, ms=4, label=name, **style)
+        ax.plot(Ks, v, ms=4, label=name, **experts_style(_DG_STYLE_KEY[name]))
     ax.plot(Ks, 6 * np.log(Ks), "k:", lw=1.5, label="6 ln K")
     ax.plot(Ks, 2 * (Ks - 1), color="0.5", ls="-.", lw=1.5, label="2 (K − 1): one term per bracket")
     ax.set_xlabel("number of actions K (= number of gap brackets + 1)")
@@ -140,7 +136,7 @@ def _dg_plot(data):
     return fig
 
 
-#: the book-wide style each noise variant borrows
+#: the book-wide style each noise variant borrows (the papers' 1/eps dashed, 2/eps solid)
 _DG_STYLE_KEY = {"Laplace 1/ε (Hu et al.)": "RNM-FTNL (hu2021 preset)",
                  "Laplace 2/ε": "RNM-FTNL (strict, Lap)", "Exp 2/ε": "RNM-FTNL (strict, Exp)",
                  "Gumbel 2/ε": "RNM-FTNL (strict, Gumbel)"}

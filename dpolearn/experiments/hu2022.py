@@ -23,10 +23,10 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..bandits import DPSE, DPTS, AnytimeLazyUCB, BetaTS, LazyDPTS
 from ..envs import BernoulliBandit
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots
-from ..simulate import make_checkpoints, simulate
+from .catalogue import make_policy
+from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
 MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
@@ -39,27 +39,9 @@ NONPRIVATE = "TS (Beta)"
 _SIZES = {"quick": (20_000, 10), "paper": (100_000, 50)}
 
 
-def _make(name: str, eps, horizon: int):
-    if name == "DP-TS":
-        return DPTS(epsilon=eps)
-    if name == "Lazy-DP-TS":
-        return LazyDPTS(epsilon=eps, log="log2")             # Hu and Hegde: log base 2
-    if name == "Anytime-Lazy-UCB":
-        return AnytimeLazyUCB(epsilon=eps)                  # natural log (seed 000, Alg. 1)
-    if name == "DP-SE":
-        return DPSE(epsilon=eps, horizon=horizon, r_e_form="max")
-    if name == "DP-SE (sum)":
-        return DPSE(epsilon=eps, horizon=horizon, r_e_form="sum")
-    if name == NONPRIVATE:
-        return BetaTS()
-    raise ValueError(f"name must be one of {PRIVATE + (NONPRIVATE,)}, got {name!r}")
-
-
 def _checkpoints(horizon: int) -> np.ndarray:
     """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
-    return np.union1d(
-        make_checkpoints(horizon, "log", 120), make_checkpoints(horizon, "linear", 300)
-    )
+    return checkpoints(horizon, log=120, linear=300)
 
 
 def _task(task):
@@ -67,20 +49,15 @@ def _task(task):
     name, horizon, n_runs, seed, progress = task
     env = BernoulliBandit(MEANS)
     if name == NONPRIVATE:
-        res = simulate(_make(name, None, horizon), env, horizon, n_runs, seed=seed,
-                       checkpoints=_checkpoints(horizon), progress=progress)
-        return {None: res}
-    eps = np.repeat(EPSILONS, n_runs)
-    res = simulate(_make(name, eps, horizon), env, horizon, len(eps), seed=seed,
-                   checkpoints=_checkpoints(horizon), progress=progress)
-    parts = res.split(len(EPSILONS))
-    out = {}
-    for part, e in zip(parts, EPSILONS):
-        part.params = dict(part.params, epsilon=e)
-        if name == "DP-SE (sum)":
-            part.label = name                                # legend and table name
-        out[e] = part
-    return out
+        res = sweep(lambda cols: make_policy(name, horizon=horizon, preset="hu2022"), env,
+                    horizon, [{}], n_runs, seed, checkpoints=_checkpoints(horizon),
+                    progress=progress)
+        return {None: res[0]}
+    parts = sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2022"),
+                  env, horizon, [{"epsilon": e} for e in EPSILONS], n_runs, seed,
+                  checkpoints=_checkpoints(horizon), progress=progress,
+                  label=name if name == "DP-SE (sum)" else None)   # legend and table name
+    return dict(zip(EPSILONS, parts))
 
 
 def _grid(scale, seed, jobs, progress) -> Dict:

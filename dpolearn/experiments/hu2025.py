@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bandits import DPSE, AnytimeLazyUCB, LazyDPTS
 from ..bandits.dp_ts_ucb import (
     DPTSUCB,
-    MTSGaussian,
     dp_ts_ucb_gdp,
     match_c,
     mts_gaussian_gdp,
@@ -25,7 +23,8 @@ from ..bandits.dp_ts_ucb import (
 from ..envs import BernoulliBandit
 from ..gdp import gdp_delta, gdp_epsilon, gdp_log_delta, pure_dp_to_gdp
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots, sweep_styles
-from ..simulate import make_checkpoints, simulate
+from .catalogue import make_policy
+from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
 MEANS = (0.95, 0.75, 0.55, 0.35, 0.15)
@@ -47,41 +46,44 @@ def sizes(scale):
 
 def _checkpoints(T):
     """Linear points for the curves on a linear axis plus log points for the early rounds."""
-    return np.union1d(make_checkpoints(T, "linear", 100), make_checkpoints(T, "log", 40))
+    return checkpoints(T, log=40, linear=100)
 
 
 # ------------------------------------------------------------------ simulation tasks
 def _task(task):
-    """One batch: ``(kind, T, n_runs, params, seed)`` -> list of Results (one per config)."""
+    """One batch: ``(kind, T, n_runs, params, seed)`` -> list of Results (one per config).
+
+    ``kind`` is ``"dpts"`` (an alpha sweep of DP-TS-UCB), ``"mtsg"`` (a (b, c) sweep of
+    M-TS-Gaussian) or the label of an (eps, 0)-DP baseline of Appendix E.2. Each Result records
+    its configuration and T in ``params`` and the guarantee of that configuration alone.
+    """
     kind, T, n_runs, params, seed = task
     # a fresh copy: spawning children mutates a SeedSequence, and a reused task must give the
     # same result whether it runs here or in a worker process
     seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
     env = BernoulliBandit(MEANS)
     if kind == "dpts":                                   # alpha sweep of DP-TS-UCB
-        alphas = np.asarray(params["alpha"], dtype=float)
-        policy = DPTSUCB(alpha=np.repeat(alphas, n_runs), horizon=T)
-        groups = [dict(alpha=float(a)) for a in alphas]
+        cells = [dict(alpha=float(a)) for a in np.asarray(params["alpha"], dtype=float)]
+        label = "DP-TS-UCB"
     elif kind == "mtsg":                                 # (b, c) sweep of M-TS-Gaussian
-        b = np.asarray(params["b"], dtype=np.int64)
-        c = np.asarray(params["c"], dtype=float)
-        policy = MTSGaussian(b=np.repeat(b, n_runs), c=np.repeat(c, n_runs), horizon=T)
-        groups = [dict(b=int(bi), c=float(ci)) for bi, ci in zip(b, c)]
+        cells = [dict(b=int(bi), c=float(ci)) for bi, ci in
+                 zip(np.asarray(params["b"], dtype=np.int64), np.asarray(params["c"], dtype=float))]
+        label = "M-TS-Gaussian"
     else:                                                # an (eps, 0)-DP baseline
-        policy = {"Anytime-Lazy-UCB": lambda: AnytimeLazyUCB(epsilon=EPS_BASELINES),
-                  "Lazy-DP-TS": lambda: LazyDPTS(epsilon=EPS_BASELINES),
-                  "DP-SE": lambda: DPSE(epsilon=EPS_BASELINES, horizon=T)}[kind]()
-        groups = [dict(epsilon=EPS_BASELINES)]
-    res = simulate(policy, env, T, n_runs=n_runs * len(groups), seed=seed,
-                   checkpoints=_checkpoints(T), progress=False)
-    parts = res.split(len(groups))
-    for part, g in zip(parts, groups):
-        part.params = dict(g, horizon=T)
-        if kind == "dpts":
-            part.guarantee = DPTSUCB(alpha=g["alpha"], horizon=T).guarantee
-        elif kind == "mtsg":
-            part.guarantee = MTSGaussian(b=g["b"], c=g["c"], horizon=T).guarantee
-    return parts
+        cells = [dict(epsilon=EPS_BASELINES)]
+        label = kind
+
+    def policy(cols):
+        if kind in ("dpts", "mtsg"):
+            return make_policy(label, horizon=T, preset="hu2025", **cols)
+        return make_policy(label, EPS_BASELINES, T, preset="hu2025")
+
+    def guarantee(cell):                 # the configuration's own (scalar) guarantee
+        return make_policy(label, horizon=T, preset="hu2025", **cell).guarantee
+
+    return sweep(policy, env, T, cells, n_runs, seed, checkpoints=_checkpoints(T),
+                 params=[dict(c, horizon=T) for c in cells], replace_params=True,
+                 guarantee=guarantee if kind in ("dpts", "mtsg") else None)
 
 
 # ------------------------------------------------------------------ Figure 3

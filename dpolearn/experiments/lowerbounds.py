@@ -21,14 +21,14 @@ import math
 import numpy as np
 
 from .. import lower_bounds as lb
-from ..accounting import PureDP
-from ..bandits import AnytimeLazyUCB, LazyDPTS
 from ..envs import BernoulliBandit, BernoulliExperts, FixedSequence
 from ..fullinfo import FTL, RNMFTNL, Hedge
 from ..fullinfo.epoch_sim import exact_regret_deterministic
 from ..mechanisms import ReportNoisyMax
 from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
 from ..simulate import simulate
+from .catalogue import make_policy
+from .engine import sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 #: The Theorem 12 instance family used throughout the chapter: K actions, gap Delta < 1/4.
@@ -232,27 +232,33 @@ _REGRET_SIZES = {
 }
 
 
+#: the policies of lowerbounds-regret-eps: name -> (catalogue label, preset)
+_REGRET_POLICIES = {"RNM-FTNL": ("RNM-FTNL (strict, Lap)", "common"), "FTL": ("FTL", "common"),
+                    "Hedge": ("Hedge", "common"),
+                    "Anytime-Lazy-UCB": ("Anytime-Lazy-UCB", "hu2021"),
+                    "Lazy-DP-TS": ("Lazy-DP-TS", "hu2021")}
+
+
 def _regret_task(task):
+    """One algorithm at every epsilon of the grid as ONE batch (all K hard instances of the
+    full-information construction in it); one Result per epsilon (one in all for FTL, Hedge)."""
     kind, name, eps_grid, horizon, n_runs, seed = task
     inst = lb.hu2021_hard_instances(HU_K, HU_GAP)
+    label, preset = _REGRET_POLICIES[name]
+    if name in ("FTL", "Hedge"):                                          # eps-free: one group
+        env = BernoulliExperts(np.repeat(inst, n_runs, axis=0), kind="reward")
+        res, = sweep(lambda cols: make_policy(label, preset=preset), env, horizon, [{}],
+                     HU_K * n_runs, seed, checkpoints=20)
+        return res
     G = len(eps_grid)
     if kind == "full":
-        means = np.tile(np.repeat(inst, n_runs, axis=0), (G, 1))        # all K instances
-        env = BernoulliExperts(means, kind="reward")
-        eps = np.repeat(eps_grid, HU_K * n_runs)
+        env = BernoulliExperts(np.tile(np.repeat(inst, n_runs, axis=0), (G, 1)), kind="reward")
+        per_cell = HU_K * n_runs                                          # all K instances
     else:
-        means = np.tile(inst[0], (G * n_runs, 1))
-        env = BernoulliBandit(means)
-        eps = np.repeat(eps_grid, n_runs)
-    policy = {"RNM-FTNL": lambda: RNMFTNL(epsilon=eps), "FTL": FTL, "Hedge": Hedge,
-              "Anytime-Lazy-UCB": lambda: AnytimeLazyUCB(epsilon=eps),
-              "Lazy-DP-TS": lambda: LazyDPTS(epsilon=eps)}[name]()
-    n_total = means.shape[0]
-    if name in ("FTL", "Hedge"):                                          # eps-free: one group
-        n_total = HU_K * n_runs
-        env = BernoulliExperts(np.repeat(inst, n_runs, axis=0), kind="reward")
-    res = simulate(policy, env, horizon, n_total, seed=seed, checkpoints=20, progress=False)
-    return res
+        env = BernoulliBandit(np.tile(inst[0], (G * n_runs, 1)))
+        per_cell = n_runs
+    return sweep(lambda cols: make_policy(label, cols["epsilon"], preset=preset), env, horizon,
+                 [{"epsilon": float(e)} for e in eps_grid], per_cell, seed, checkpoints=20)
 
 
 def _regret_eps(scale, seed, jobs, progress):
@@ -265,15 +271,7 @@ def _regret_eps(scale, seed, jobs, progress):
     out = parallel_map(_regret_task, tasks, jobs)
     data = {"eps": eps_grid, "K": HU_K, "gap": HU_GAP, "T_full": T_full, "T_bandit": T_band}
     for (_kind, name, _, _), res in zip(specs, out):
-        if name in ("FTL", "Hedge"):
-            data[name] = res
-            continue
-        parts = res.split(len(eps_grid))
-        per_run = np.broadcast_to(np.asarray(res.guarantee.epsilon, dtype=float), (res.n_runs,))
-        for g, (e, part) in enumerate(zip(eps_grid, parts)):   # each sweep cell: its own epsilon
-            part.params["epsilon"] = float(e)
-            part.guarantee = PureDP(epsilon=float(per_run[g * part.n_runs]))
-        data[name] = parts
+        data[name] = res
     return data
 
 

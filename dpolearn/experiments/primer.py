@@ -16,12 +16,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ..bandits import UCB1, BetaTS
+from ..bandits import UCB1
 from ..envs import BernoulliBandit
 from ..lower_bounds import lai_robbins_constant
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, ReportNoisyMax
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots
 from ..simulate import simulate
+from .catalogue import labels, make_policy
+from .engine import checkpoints
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 __all__ = ["PRIMER_MEANS", "ucb1_bound", "lai_robbins_rate", "bin_privacy_loss",
@@ -37,7 +39,7 @@ PRIMER_MEANS = (0.9, 0.6)
 #: (horizon, n_runs) per scale; "paper" is the scale the primer's claims are made at (T = 10^5,
 #: 20 runs).
 _UCB_TS_SIZES = {"quick": (10_000, 20), "paper": (100_000, 20)}
-_UCB_TS_POLICIES = {"UCB1": UCB1, "TS (Beta)": BetaTS}
+_UCB_TS_POLICIES = labels("primer")                # UCB1 and Beta-TS
 
 
 def ucb1_bound(means, rounds) -> np.ndarray:
@@ -74,8 +76,8 @@ def ucb1_heuristic_rate(means) -> float:
 
 def _ucb_ts_one(task):
     name, horizon, n_runs, seed = task
-    return simulate(_UCB_TS_POLICIES[name](), BernoulliBandit(PRIMER_MEANS), horizon, n_runs,
-                    seed=seed, checkpoints="log", progress=False)
+    return simulate(make_policy(name, preset="primer"), BernoulliBandit(PRIMER_MEANS), horizon,
+                    n_runs, seed=seed, checkpoints=checkpoints(horizon, log=100), progress=False)
 
 
 def _ucb_ts_compute(scale, seed, jobs, progress):

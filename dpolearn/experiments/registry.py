@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_positive_int
+from .._validation import as_seed_sequence, check_choice, check_positive_int
 from ..simulate import Result
 from . import _cache
 from ._cache import CacheWarning, source_hash
@@ -206,13 +206,11 @@ def progress_default() -> bool:
 
 
 def _check_seed(seed: Any) -> Seed:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be a non-negative int or a numpy SeedSequence, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {int(seed)}")
-    return int(seed)
+    """``seed`` checked by the package's one seed rule (:func:`dpolearn._validation.
+    as_seed_sequence`: an int >= 0 or a SeedSequence); an int is kept as an int, since the
+    derived seeds and cache keys of the experiments are built from its value."""
+    as_seed_sequence(seed)
+    return seed if isinstance(seed, np.random.SeedSequence) else int(seed)
 
 
 def _seed_key(seed: np.random.SeedSequence) -> tuple:

@@ -15,13 +15,12 @@ import math
 
 import numpy as np
 
-from ..bandits import UCB1
-from ..bandits.dp_ucb import DPUCB, DPUCBBound, DPUCBInt, PrivateUCB
 from ..envs import BernoulliBandit
 from ..mechanisms.counters import BinaryCounter, HybridCounter, LogarithmicCounter
 from ..mechanisms.interval_mean import calibrate_epsilon
 from ..plotting import regret, shared_legend, style_of, subplots
-from ..simulate import make_checkpoints, simulate
+from . import catalogue
+from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
 
 MEANS_2 = (0.9, 0.6)
@@ -29,34 +28,26 @@ MEANS_2 = (0.9, 0.6)
 MEANS_10 = (0.1, 0.1, 0.1, 0.1, 0.2, 0.55, 0.1, 0.1, 0.1, 0.1)
 INSTANCES = {"2 arms": MEANS_2, "10 arms": MEANS_10}
 TARGET_EPS = (1.0, 0.1)
-DELTA_PRIME = math.exp(-10)
-V = 1.1
+DELTA_PRIME = catalogue.DP_UCB_INT_DELTA          # delta' of DP-UCB-INT (Figure 2)
+V = catalogue.TOSSOU2016_V                        # v of Corollary 3.2
 ALGORITHMS = ("UCB1", "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB")
 _SIZES = {"quick": (5_000, 20), "paper": (100_000, 100)}          # (T, runs per panel)
 
 
 def _checkpoints(horizon):
     """Log-spaced and linear checkpoints together (the figure uses a linear t axis)."""
-    pts = np.concatenate([make_checkpoints(horizon, "log", 60),
-                          make_checkpoints(horizon, "linear", 100)])
-    return np.unique(pts)
+    return checkpoints(horizon, log=60, linear=100)
 
 
 def make_policy(name, eps_targets, horizon, schedule="lemmaB1_y"):
     """The policy ``name`` for an array of target epsilons (one per run), as in Figure 2:
     DP-UCB-BOUND and DP-UCB with the paper's budget split, DP-UCB-INT calibrated by
-    Corollary 3.2 (delta' = e^-10, v = 1.1), Private-UCB with its horizon."""
-    if name == "UCB1":
-        return UCB1()
-    if name == "DP-UCB-BOUND":
-        return DPUCBBound(epsilon=eps_targets, split="paper")
-    if name == "DP-UCB":
-        return DPUCB(epsilon=eps_targets, split="paper")
-    if name == "DP-UCB-INT":
-        return DPUCBInt.from_target(eps_targets, delta_prime=DELTA_PRIME, v=V, schedule=schedule)
-    if name == "Private-UCB":
-        return PrivateUCB(epsilon=eps_targets, horizon=horizon)
-    raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {name!r}")
+    Corollary 3.2 (delta' = e^-10, v = 1.1), Private-UCB with its horizon (the
+    ``"tossou2016"`` preset of :mod:`~dpolearn.experiments.catalogue`)."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {name!r}")
+    options = {"schedule": schedule} if name == "DP-UCB-INT" else {}
+    return catalogue.make_policy(name, eps_targets, horizon, preset="tossou2016", **options)
 
 
 def _input_eps(name, target):
@@ -73,19 +64,16 @@ def legend_label(name, target):
 def _run_batch(task):
     """One algorithm on one instance, every target epsilon in one batch."""
     exp_id, instance, name, schedule, horizon, n_runs, seed = task
-    eps = np.repeat(TARGET_EPS, n_runs)
-    n_total = n_runs if name == "UCB1" else len(eps)    # UCB1 ignores epsilon: one batch
-    policy = make_policy(name, eps, horizon, schedule)
-    res = simulate(policy, BernoulliBandit(INSTANCES[instance]), horizon, n_total, seed=seed,
-                   checkpoints=_checkpoints(horizon), progress=False)
-    parts = [res] * len(TARGET_EPS) if name == "UCB1" else res.split(len(TARGET_EPS))
-    out = []
-    for target, part in zip(TARGET_EPS, parts):
-        if name != "UCB1":
-            part.params = dict(part.params, epsilon=_input_eps(name, target),
-                               target_epsilon=target)
-        out.append(part)
-    return out
+    env = BernoulliBandit(INSTANCES[instance])
+    if name == "UCB1":                                   # UCB1 ignores epsilon: one batch
+        res, = sweep(lambda cols: make_policy(name, None, horizon), env, horizon, [{}], n_runs,
+                     seed, checkpoints=_checkpoints(horizon))
+        return [res] * len(TARGET_EPS)
+    return sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, schedule), env,
+                 horizon, [{"epsilon": target} for target in TARGET_EPS], n_runs, seed,
+                 checkpoints=_checkpoints(horizon),
+                 params=[{"epsilon": _input_eps(name, target), "target_epsilon": target}
+                         for target in TARGET_EPS])
 
 
 def _panels(exp_id, names, schedules, scale, seed, jobs):

@@ -11,52 +11,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..accounting import PureDP
 from ..envs import TwoPointExperts
 from ..fullinfo.epoch_sim import (
     exact_regret_deterministic,
     privacy_loss_two_actions,
     two_action_probability,
 )
-from ..fullinfo.rnm_ftnl import RNMFTNL, NaiveFTNL
-from ..plotting import errorbar, shared_legend, style_of, subplots, sweep_styles
+from ..plotting import errorbar, shared_legend, subplots, sweep_styles
 from ..simulate import simulate
+from . import catalogue
+from .catalogue import WU2025_VARIANTS, experts_style
+from .engine import sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
 
-#: The variants compared everywhere: display name -> (constructor kwargs, the label whose
+#: The variants compared everywhere: display name -> (RNMFTNL settings of the ``"wu2025"``
+#: preset of :mod:`~dpolearn.experiments.catalogue`, None for the naive FTNL; the label whose
 #: book-wide style the variant takes, as in the comparison chapter).
 VARIANTS = {
-    "Laplace 2/ε": (dict(noise="laplace", noise_factor="strict"), "RNM-FTNL (strict, Lap)"),
-    "Exp 2/ε": (dict(noise="exponential", noise_factor="strict"), "RNM-FTNL (strict, Exp)"),
-    "Exp 1/ε (paper)": (
-        dict(noise="exponential", noise_factor="wu2025"),
-        "RNM-FTNL (wu2025 preset, Exp)",
-    ),
-    "Gumbel 2/ε": (dict(noise="gumbel", noise_factor="strict"), "RNM-FTNL (strict, Gumbel)"),
-    "Laplace 1/ε (Hu et al.)": (
-        dict(noise="laplace", noise_factor="hu2021", first_action="first"),
-        "RNM-FTNL (hu2021 preset)",
-    ),
-    "Naive FTNL (Laplace K/ε)": (None, "Naive FTNL"),
+    name: (WU2025_VARIANTS[name], key)
+    for name, key in (("Laplace 2/ε", "RNM-FTNL (strict, Lap)"),
+                      ("Exp 2/ε", "RNM-FTNL (strict, Exp)"),
+                      ("Exp 1/ε (paper)", "RNM-FTNL (wu2025 preset, Exp)"),
+                      ("Gumbel 2/ε", "RNM-FTNL (strict, Gumbel)"),
+                      ("Laplace 1/ε (Hu et al.)", "RNM-FTNL (hu2021 preset)"),
+                      ("Naive FTNL (Laplace K/ε)", "Naive FTNL"))
 }
 
 
 def make_policy(name: str, epsilon, resample: bool = True):
     """The policy of a display name in :data:`VARIANTS` (Naive FTNL never resamples)."""
-    kwargs, _ = VARIANTS[name]
-    if kwargs is None:
-        return NaiveFTNL(epsilon=epsilon)
-    return RNMFTNL(epsilon=epsilon, resample=resample, **kwargs)
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {list(VARIANTS)}, got {name!r}")
+    return catalogue.make_policy(name, epsilon, preset="wu2025", resample=resample)
 
 
 def _style(name):
-    """The variant's book-wide colour and marker; solid lines for the strict 2/eps scales,
-    dashed for the papers' 1/eps scales, dotted for the naive FTNL."""
-    kwargs, key = VARIANTS[name]
-    style = style_of(key)
-    style["linestyle"] = (":" if kwargs is None else
-                          "--" if kwargs.get("noise_factor") in ("hu2021", "wu2025") else "-")
-    return style
+    """The variant's book-wide style (:func:`~dpolearn.experiments.catalogue.experts_style`):
+    solid for the strict 2/eps scales, dashed for the papers' 1/eps scales, dotted for the
+    naive FTNL."""
+    return experts_style(VARIANTS[name][1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,23 +152,18 @@ def two_level(K: int, low: float = 0.4, gap: float = 0.2) -> np.ndarray:
     return np.r_[np.full(K - 1, low + gap), low]
 
 
-def _split_sweep(res, eps):
-    """One Result per epsilon of a batched sweep, each with its own scalar epsilon in params."""
-    parts = res.split(len(eps))
-    g_eps = np.broadcast_to(res.guarantee.epsilon, (res.n_runs,)).reshape(len(eps), -1)[:, 0]
-    for part, e, g in zip(parts, eps, g_eps):
-        part.params["epsilon"] = float(e)
-        part.guarantee = PureDP(epsilon=float(g))
-    return parts
+def _eps_sweep(name, eps, n_runs, horizon, instance, seed, ck):
+    """One variant at every epsilon of ``eps`` as ONE batch; one Result per epsilon, each with
+    its scalar epsilon in params and its own guarantee."""
+    return sweep(lambda cols: make_policy(name, cols["epsilon"]), instance, horizon,
+                 [{"epsilon": float(e)} for e in eps], n_runs, seed, checkpoints=ck)
 
 
 def _e1_task(task):
     name, K, eps, log2T, n_runs, seed = task
-    policy = make_policy(name, np.repeat(eps, n_runs))
     ck = 2 ** np.arange(1, log2T + 1, dtype=np.int64) - 1
-    res = simulate(policy, TwoPointExperts.bernoulli(two_level(K)), int(ck[-1]),
-                          n_runs * len(eps), seed=seed, checkpoints=ck, progress=False)
-    return _split_sweep(res, eps)
+    return _eps_sweep(name, eps, n_runs, int(ck[-1]), TwoPointExperts.bernoulli(two_level(K)),
+                      seed, ck)
 
 
 def _e1(scale, seed, jobs, progress):
@@ -330,11 +318,9 @@ E3_SIZES = {"quick": dict(eps=tuple(np.logspace(-3, 2, 11)), K=64, n_runs=100),
 
 def _e3_task(task):
     name, eps, K, n_runs, seed = task
-    policy = make_policy(name, np.repeat(eps, n_runs))
-    res = simulate(policy, TwoPointExperts.bernoulli(two_level(K)), 2 ** 30 - 1,
-                          n_runs * len(eps), seed=seed, checkpoints=[2 ** 30 - 1],
-                   progress=False)
-    return _split_sweep(res, eps)
+    horizon = 2 ** 30 - 1
+    return _eps_sweep(name, eps, n_runs, horizon, TwoPointExperts.bernoulli(two_level(K)), seed,
+                      [horizon])
 
 
 def _e3(scale, seed, jobs, progress):
@@ -450,7 +436,8 @@ def _resampling(scale, seed, jobs, progress):
                 curves[(label, n, b)] = np.array([
                     two_action_probability(inst, n, resample=b, noise="laplace", scale=2.0 / e)
                     for e in eps])
-                curves[(label, n, b, "inf")] = two_action_probability(inst, n, resample=b, scale=0.0)
+                curves[(label, n, b, "inf")] = two_action_probability(inst, n, resample=b,
+                                                                      scale=0.0)
     return {"eps": eps, "ns": ns, "curves": curves}
 
 
