@@ -4,7 +4,8 @@ r"""Place your own private bandit algorithm beside the book's, on the book's ins
 chosen built-in algorithms (by their display labels, e.g. ``"Lazy-DP-TS"``, ``"DP-SE"``) on the
 Bernoulli instances of the comparison chapter (or on instances you pass), over an epsilon grid,
 with the chapter's *common privacy scale*: every built-in algorithm is configured by
-:func:`dpolearn.experiments.compare.make_bandit_policy` so that its honest guarantee is the grid
+:func:`dpolearn.experiments.compare_setup.make_bandit_policy` (the ``"common"`` preset of
+:mod:`dpolearn.experiments.catalogue`) so that its honest guarantee is the grid
 value, and your policy is built with the grid value as its ``epsilon``. It also audits your
 claimed guarantee at small scale (:func:`audit_claim`, a black-box lower bound on epsilon from
 neighbouring reward tables, :mod:`dpolearn.audit`) and, where your policy exposes a
@@ -35,25 +36,25 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from ._validation import check_epsilon, check_positive_int
-from .accounting import ApproxDP, GaussianDP, PureDP
+from .accounting import ApproxDP, GaussianDP, PureDP, privacy_level
 from .audit import AuditResult, adversarial_pairs, audit_policy
 from .envs import BernoulliBandit
-from .experiments.compare import (
+from .experiments.compare_setup import (
     BANDIT_ALGORITHMS,
     EPSILONS,
     INSTANCES,
     LEADERBOARD_INSTANCES,
     SIZES,
     arm_permuted,
+    comparison_checkpoints,
     epsilon_grid,
     make_bandit_policy,
-    privacy_level,
 )
 from .experiments.registry import SUMMARY_COLUMNS, derive_seed, regret_rows
 from .experiments.registry import scale as resolve_scale
 from .plotting import style_of, subplots
 from .policy import Policy
-from .simulate import Result, make_checkpoints, simulate
+from .simulate import Result, simulate
 from .testing import as_factory
 
 __all__ = ["evaluate", "Leaderboard", "audit_claim", "whitebox_ledger", "DEFAULT_ALGORITHMS"]
@@ -352,7 +353,7 @@ def _run_cell(policy: Policy, means, horizon, n_runs, seed, order_seed) -> Resul
     rows = arm_permuted(np.repeat(np.asarray(means, dtype=float)[None, :], n_runs, axis=0),
                         order_seed)
     return simulate(policy, BernoulliBandit(rows), horizon, n_runs, seed=seed,
-                    checkpoints=make_checkpoints(horizon, "log", 40), progress=False)
+                    checkpoints=comparison_checkpoints(horizon), progress=False)
 
 
 def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
@@ -370,15 +371,15 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
         A bandit policy (``feedback == "bandit"``).
     algorithms : sequence of str
         Display labels of built-in algorithms, keys of
-        :data:`~dpolearn.experiments.compare.BANDIT_ALGORITHMS` (e.g. ``"Lazy-DP-TS"``,
+        :data:`~dpolearn.experiments.compare_setup.BANDIT_ALGORITHMS` (e.g. ``"Lazy-DP-TS"``,
         ``"DP-SE"``, ``"UCB1"``); each is configured to be honestly epsilon-private at each
-        grid value (:func:`~dpolearn.experiments.compare.make_bandit_policy`) and runs only at
+        grid value (:func:`~dpolearn.experiments.compare_setup.make_bandit_policy`) and runs only at
         the grid values it supports.
     instances : sequence of names, dict name -> means, or None
-        Names of :data:`~dpolearn.experiments.compare.INSTANCES`, your own Bernoulli
+        Names of :data:`~dpolearn.experiments.compare_setup.INSTANCES`, your own Bernoulli
         instances, or None for the comparison chapter's leaderboard instances.
     epsilons : sequence of float, optional
-        The grid (default :data:`~dpolearn.experiments.compare.EPSILONS`).
+        The grid (default :data:`~dpolearn.experiments.compare_setup.EPSILONS`).
     horizon, n_runs : int, optional
         Default: the comparison chapter's sizes at ``scale``.
     scale : {"quick", "paper"}, optional

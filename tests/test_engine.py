@@ -1,0 +1,210 @@
+"""Tests of the experiments' engine (dpolearn/experiments/engine.py) and policy catalogue
+(dpolearn/experiments/catalogue.py)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dpolearn as dpl
+from dpolearn.accounting import PureDP
+from dpolearn.bandits import AnytimeLazyUCB
+from dpolearn.envs import BernoulliBandit
+from dpolearn.experiments import catalogue, engine
+from dpolearn.gdp import pure_dp_to_gdp
+from dpolearn.policy import Policy
+
+
+# ------------------------------------------------------------------ checkpoints
+@pytest.mark.parametrize("horizon, log, linear", [(1000, 40, 0), (5000, 60, 100), (10, 0, 5),
+                                                  (20_000, 150, 400)])
+def test_checkpoints_are_the_union_of_both_grids(horizon, log, linear):
+    ck = engine.checkpoints(horizon, log=log, linear=linear)
+    want = set()
+    if log:
+        want |= set(dpl.make_checkpoints(horizon, "log", log).tolist())
+    if linear:
+        want |= set(dpl.make_checkpoints(horizon, "linear", linear).tolist())
+    assert ck.tolist() == sorted(want)
+    assert ck[-1] == horizon and ck.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("kwargs, needle", [({"log": -1}, "log.*-1"),
+                                            ({"linear": 2.5}, "linear.*2.5"),
+                                            ({"log": True}, "log.*True"), ({}, "log=0")])
+def test_checkpoints_refuse_bad_counts(kwargs, needle):
+    with pytest.raises(ValueError, match=needle):
+        engine.checkpoints(100, **kwargs)
+
+
+# ------------------------------------------------------------------ sweep
+def test_columns_repeat_each_cell_n_runs_times():
+    cols = engine.columns([{"eps": 0.5, "means": (0.9, 0.1)}, {"eps": 2.0, "means": (0.6, 0.4)}], 3)
+    assert cols["eps"].tolist() == [0.5] * 3 + [2.0] * 3
+    assert cols["means"].shape == (6, 2) and cols["means"][3].tolist() == [0.6, 0.4]
+    with pytest.raises(ValueError, match="keys"):
+        engine.columns([{"eps": 1.0}, {"epsilon": 1.0}], 2)
+
+
+def test_sweep_is_one_batch_cut_per_cell_with_the_cells_parameters():
+    """The sweep equals simulating the batch by hand and cutting it: same bits per cell, and
+    each cell carries its own epsilon (params and guarantee)."""
+    eps, n, T = (0.25, 4.0), 5, 300
+    cells = [{"epsilon": e} for e in eps]
+    parts = engine.sweep(lambda cols: AnytimeLazyUCB(epsilon=cols["epsilon"]),
+                         BernoulliBandit([0.7, 0.4]), T, cells, n, seed=11, checkpoints=[T])
+    by_hand = dpl.simulate(AnytimeLazyUCB(epsilon=np.repeat(eps, n)), BernoulliBandit([0.7, 0.4]),
+                           T, 2 * n, seed=11, checkpoints=[T], progress=False)
+    assert len(parts) == 2
+    for g, (e, part) in enumerate(zip(eps, parts)):
+        assert part.n_runs == n
+        np.testing.assert_array_equal(part.regret, by_hand.regret[g * n:(g + 1) * n])
+        assert part.params["epsilon"] == e
+        assert part.guarantee == PureDP(epsilon=e)
+    assert parts[0].final_mean > parts[1].final_mean       # the cells really differ
+
+
+def test_sweep_env_from_columns_params_label_and_guarantee_options():
+    cells = [{"means": (0.9, 0.1), "epsilon": 1.0}, {"means": (0.2, 0.8), "epsilon": 1.0}]
+    seen = {}
+
+    def env(cols):
+        seen["means"] = cols["means"]
+        return BernoulliBandit(cols["means"])
+
+    parts = engine.sweep(lambda cols: AnytimeLazyUCB(epsilon=cols["epsilon"]), env, 50, cells, 2,
+                         seed=0, checkpoints=[50], params=[{"setting": 1}, {"setting": 2}],
+                         label="mine", guarantee=lambda cell: PureDP(epsilon=7.0))
+    assert seen["means"].shape == (4, 2)
+    assert [p.params["setting"] for p in parts] == [1, 2]
+    assert all(p.params["epsilon"] == 1.0 for p in parts)           # the policy's own kept
+    assert all(p.label == "mine" and p.guarantee == PureDP(epsilon=7.0) for p in parts)
+    replaced = engine.sweep(lambda cols: AnytimeLazyUCB(epsilon=1.0), BernoulliBandit([0.6, 0.5]),
+                            20, [{}], 2, seed=0, checkpoints=[20], params=[{"horizon": 20}],
+                            replace_params=True)
+    assert replaced[0].params == {"horizon": 20}
+
+
+def test_sweep_refuses_bad_grids():
+    make = lambda cols: AnytimeLazyUCB(epsilon=1.0)             # noqa: E731
+    with pytest.raises(ValueError, match="cells"):
+        engine.sweep(make, BernoulliBandit([0.6, 0.5]), 10, [], 2, seed=0, checkpoints=[10])
+    with pytest.raises(ValueError, match="params.*2.*got 1"):
+        engine.sweep(make, BernoulliBandit([0.6, 0.5]), 10, [{}, {}], 2, seed=0, checkpoints=[10],
+                     params=[{}])
+
+
+def _square(x):
+    return x * x
+
+
+def test_map_tasks_returns_task_order_whatever_the_schedule():
+    tasks = [3, 1, 4, 1, 5]
+    assert engine.map_tasks(_square, tasks) == [9, 1, 16, 1, 25]
+    assert engine.map_tasks(_square, tasks, cost=lambda t: t) == [9, 1, 16, 1, 25]
+    assert engine.map_tasks(_square, tasks, jobs=2, cost=lambda t: -t) == [9, 1, 16, 1, 25]
+
+
+# ------------------------------------------------------------------ catalogue
+def _build(preset, label, epsilon=0.5, horizon=1000):
+    options = {}
+    if preset == "hu2025" and label == "DP-TS-UCB":
+        options = {"alpha": 0.5}
+    if preset == "hu2025" and label == "M-TS-Gaussian":
+        options = {"b": 10, "c": 2.0}
+    if preset == "hu2025":
+        epsilon = None
+    return catalogue.make_policy(label, epsilon, horizon, preset=preset, **options)
+
+
+@pytest.mark.parametrize("preset, label", [(p, lab) for p in catalogue.PRESETS
+                                           for lab in catalogue.labels(p)])
+def test_every_label_of_every_preset_builds(preset, label):
+    policy = _build(preset, label)
+    assert isinstance(policy, Policy)
+    kind = catalogue.privacy_kind(policy.label)
+    assert kind in ("none", "pure", "approx", "gdp")
+    if kind == "none":
+        assert type(policy.guarantee).__name__ == "NotPrivate"
+
+
+def test_private_labels_require_epsilon_and_unknown_names_are_refused():
+    with pytest.raises(ValueError, match="epsilon is required for DP-SE, got None"):
+        catalogue.make_policy("DP-SE", None, 100, preset="hu2021")
+    with pytest.raises(ValueError, match="label.*'DP-XYZ'"):
+        catalogue.make_policy("DP-XYZ", 1.0, 100)
+    with pytest.raises(ValueError, match="preset.*'nope'"):
+        catalogue.make_policy("UCB1", preset="nope")
+
+
+def test_tossou2016_preset_is_figure_2():
+    """Tossou and Dimitrakakis (2016), Figure 2: the paper's budget split, DP-UCB-INT
+    calibrated by Corollary 3.2 to (eps, e^-10) with v = 1.1."""
+    for label in ("DP-UCB-BOUND", "DP-UCB"):
+        assert _build("tossou2016", label).params()["split"] == "paper"
+        assert _build("common", label).params()["split"] == "chan"
+    int_ = _build("tossou2016", "DP-UCB-INT")
+    assert int_.params()["v"] == 1.1
+    assert int_.guarantee.epsilon == pytest.approx(0.5)
+    assert int_.guarantee.delta == pytest.approx(math.exp(-10))
+    assert catalogue.DP_UCB_INT_DELTA == math.exp(-10) and catalogue.TOSSOU2016_V == 1.1
+
+
+def test_hu2021_and_hu2022_presets_differ_only_in_the_log_base_of_lazy_dp_ts():
+    """Hu et al. (2021) use natural logarithms, Hu and Hegde (2022) write log base 2; DP-SE in
+    its max form with beta = 1/T in both, AdaP-KLUCB with alpha = 3.1."""
+    assert _build("hu2021", "Lazy-DP-TS").params()["log"] == "ln"
+    assert _build("hu2022", "Lazy-DP-TS").params()["log"] == "log2"
+    for preset in ("hu2021", "hu2022"):
+        se = _build(preset, "DP-SE", horizon=1000).params()
+        assert se["r_e_form"] == "max" and se["beta"] == pytest.approx(1 / 1000)
+    assert _build("hu2022", "DP-SE (sum)").params()["r_e_form"] == "sum"
+    assert _build("hu2021", "AdaP-KLUCB").params()["alpha"] == 3.1
+
+
+def test_hu2025_preset_baselines_run_at_epsilon_one_half():
+    """Hu et al. (2025), Appendix E.2: the (eps, 0)-DP baselines at eps = 0.5."""
+    for label in ("Anytime-Lazy-UCB", "Lazy-DP-TS", "DP-SE"):
+        assert _build("hu2025", label).guarantee == PureDP(epsilon=0.5)
+    assert _build("hu2025", "DP-TS-UCB").params()["alpha"] == 0.5
+    assert _build("hu2025", "M-TS-Gaussian").params()["b"] == 10
+
+
+def test_common_preset_is_honest_at_the_grid_epsilon():
+    """The comparison's common scale: pure algorithms are eps-DP, DP-UCB-INT (eps, e^-10)-DP,
+    M-TS-Gaussian mu(eps)-GDP with b = T/500, DP-TS-UCB at alpha = 1."""
+    T, e = 10_000, 0.5
+    for label, kind in catalogue.PRIVACY.items():
+        if label not in catalogue.labels("common") or kind != "pure" or label == "Uniform":
+            continue
+        assert _build("common", label, e, T).guarantee == PureDP(epsilon=e), label
+    assert _build("common", "Private-UCB", e, T).params()["variant"] == "MT_noK"
+    mts = _build("common", "M-TS-Gaussian", e, T)
+    assert mts.params()["b"] == T // 500
+    assert mts.guarantee.mu == pytest.approx(float(pure_dp_to_gdp(e)))
+    assert _build("common", "DP-TS-UCB", None, T).params()["alpha"] == 1.0
+
+
+def test_wu2025_preset_noise_scales():
+    """Wu and Wang (2025), Table 2: Exp(1/eps) is only 2 eps-DP; the strict families are eps-DP;
+    Hu et al.'s reading starts from action 0."""
+    assert _build("wu2025", "Exp 1/ε (paper)").guarantee == PureDP(epsilon=1.0)
+    assert _build("wu2025", "Laplace 2/ε").guarantee == PureDP(epsilon=0.5)
+    assert _build("wu2025", "Laplace 1/ε (Hu et al.)").params()["first_action"] == "first"
+    assert catalogue.make_policy("Gumbel 2/ε", 0.5, preset="wu2025",
+                                 resample=False).params()["resample"] is False
+
+
+def test_experts_style_convention():
+    """One rule in every experts figure: strict 2/eps solid, papers' 1/eps dashed, naive dotted;
+    colours stay those of plotting.style_of."""
+    from dpolearn.plotting import style_of
+
+    assert catalogue.experts_style("RNM-FTNL (strict, Lap)")["linestyle"] == "-"
+    assert catalogue.experts_style("RNM-FTNL (hu2021 preset)")["linestyle"] == "--"
+    assert catalogue.experts_style("RNM-FTNL (wu2025 preset, Exp)")["linestyle"] == "--"
+    assert catalogue.experts_style("Naive FTNL")["linestyle"] == ":"
+    for label in ("RNM-FTNL (strict, Lap)", "RNM-FTNL (hu2021 preset)", "Naive FTNL", "Hedge"):
+        assert catalogue.experts_style(label)["color"] == style_of(label)["color"]
+    assert catalogue.experts_style("Hedge") == style_of("Hedge")
