@@ -25,6 +25,9 @@ book: $(STAMP)
 	DPOLEARN_SCALE=paper DPOLEARN_PROGRESS=0 $(BIN)/jupyter-book build . --all -W -n --keep-going \
 		|| { cat _build/html/reports/*.err.log 2>/dev/null; exit 1; }
 	@test -f _build/html/index.html && echo "book: _build/html/index.html"
+	@# every displayed figure was audited in its kernel (a failing one is a warning above)
+	@$(BIN)/python -c "import json; a = json.load(open('_build/html/_static/figure-audit.json')); \
+		print(f\"figure audit: {a['figures_audited']} figures, {a['figures_failing']} failing\")"
 
 ## Build the book at quick scale into _build/quick/_build/html (what CI checks).
 quick-book: $(STAMP)
