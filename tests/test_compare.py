@@ -174,10 +174,10 @@ def test_fullinfo_presets_get_the_strict_noise_scale():
     """Hu et al.'s Lap(1/eps) is only 2 eps-DP: calibrated to eps it becomes Lap(2/eps)."""
     strict = cmp.make_fullinfo_policy("RNM-FTNL (strict, Lap)", 0.5)
     hu = cmp.make_fullinfo_policy("RNM-FTNL (hu2021 preset)", 0.5)
-    assert hu.beta() == pytest.approx(strict.beta()) == pytest.approx(4.0)
+    assert hu.noise_scale() == pytest.approx(strict.noise_scale()) == pytest.approx(4.0)
     assert hu.first_action == "first" and strict.first_action == "uniform"
     wu_exp = cmp.make_fullinfo_policy("RNM-FTNL (wu2025 preset, Exp)", 0.5)
-    assert wu_exp.beta() == pytest.approx(4.0) and wu_exp.resample
+    assert wu_exp.noise_scale() == pytest.approx(4.0) and wu_exp.resample
 
 
 # ------------------------------------------------------------------ batching and randomness
