@@ -214,7 +214,8 @@ RESULT = re.compile("|".join([
     r"\bfactor of (about |roughly )?\d",
     r"\bsits? (about )?(above|below|higher|lower)\b",
     r"\b(is|stays?|remains?) (flat|level with|tied)\b",
-    r"\b(never|always) (beats?|wins?|ends?|exceeds?)\b",
+    r"\b(never|always) (beats?|wins?|ends?|exceeds?|crosses)\b",
+    r"\b(more|less) regret\b|\bregret (grows|falls|rises|drops)\b",
 ]), re.IGNORECASE)
 #: ... in a sentence about simulated runs (a mechanism's noisy "winner" is not a run result).
 SIMULATION = re.compile(r"regret|\bruns?\b|\bcells?\b|\bpanels?\b|leaderboard|simulat|"
@@ -498,6 +499,8 @@ The advice below describes the paper-scale run (T = 50,000, 20 runs per cell).
     "The ordering of Figure 2 is reproduced.",
     "Its final regret is about 3 times that of the next-worst algorithm.",
     "The claim holds in all four panels.",
+    "M-TS-Gaussian has more regret than every pure-DP algorithm.",
+    "In these runs the bound of the tail event never crosses the true value.",
 ])
 def test_an_unscoped_result_sentence_is_rejected(sentence):
     findings = unscoped_results(DOCTORED.replace("SENTENCE", sentence))
