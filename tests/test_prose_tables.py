@@ -440,9 +440,9 @@ def test_a_static_table_without_its_command_is_rejected():
 # b. (tests) every result sentence is scoped
 # =====================================================================================
 
-#: Sentences of chapters owned by other authors that state a live result without scope, as
-#: found when this test was written; each is to be scoped in its chapter (the proposed rewrite
-#: is in the report of the change that added this test), and then removed here.
+#: Sentences that still state a live result without scope, by chapter: their chapter's case is
+#: expected to fail (strictly: it errs once the sentence is scoped, and the entry is then
+#: removed here).
 PENDING: dict[str, list[str]] = {
     "primer": ["One thing the simulation does *not* show is Thompson Sampling sitting on the "
                "Lai-Robbins line: its regret is below it at these horizons."],
