@@ -40,9 +40,11 @@ __all__ = [
     "legibility_problems",
     "smallest_shown_font",
     "figure_record",
+    "available_width_px",
     "install",
     "load_ipython_extension",
     "read_records",
+    "audit_page",
     "audit_warnings",
 ]
 
@@ -50,6 +52,14 @@ __all__ = [
 AUDIT_DIR_ENV = "DPOLEARN_FIGURE_AUDIT"
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: Where an image of a cell's output can sit, and the CSS pixels each takes off the article's
+#: width at a 1280 px window (sphinx-book-theme 1.3, headless Chromium; the Chromium test of
+#: tests/test_figures.py checks every image of the quick build against this model).
+_ARTICLE_PX = 688.0
+_CAPTIONED_PX = 16.0          # a captioned figure (mystnb figure metadata): 672 px
+_BOXED_PX = 22.2              # a box: collapsed output (hide-output) or an exercise's solution
+_WIDGET_PX = 4.0              # an interactive widget's output area
 
 
 # ------------------------------------------------------------------ the checks
@@ -198,6 +208,37 @@ def figure_record(fig, png: bytes, column_px: float = plotting.COLUMN_WIDTH_PX) 
     }
 
 
+def available_width_px(*, captioned: bool = False, boxed: bool = False,
+                       widget: bool = False) -> float:
+    """Widest an image of a cell's output is shown, in CSS pixels, at a 1280 px window.
+
+    Parameters
+    ----------
+    captioned : bool
+        The image is a captioned figure (``mystnb: figure`` metadata).
+    boxed : bool
+        The output sits in a box: a collapsed output (``hide-output``, ``hide-cell``) or an
+        exercise's solution.
+    widget : bool
+        The image is an interactive widget's drawing.
+    """
+    return (_ARTICLE_PX - _CAPTIONED_PX * bool(captioned) - _BOXED_PX * bool(boxed)
+            - _WIDGET_PX * bool(widget))
+
+
+def _context_problem(record: Mapping[str, Any], width: float, where: str) -> Optional[str]:
+    """A figure that its place on the page (narrower than the column) would scale down."""
+    png_width = (record.get("png_px") or [0])[0]
+    column = plotting.COLUMN_WIDTH_PX
+    if png_width <= width or png_width > column:    # fits, or already reported
+        return None
+    smallest = record.get("min_font_pt")
+    text = "" if smallest is None else (
+        f"; its smallest text is shown at {smallest * width / png_width:.1f} pt")
+    return (f"PNG is {png_width} px wide but {where} is {width:.0f} px wide: the page scales it "
+            f"down to {width / png_width:.3f}{text}")
+
+
 # ------------------------------------------------------------------ the kernel side
 _COUNTS: Dict[str, int] = {}            # figures recorded, by page
 _CELLS_RUN = [0]                        # cells executed since the audit was installed
@@ -329,32 +370,59 @@ def read_records(directory) -> Dict[str, List[Dict[str, Any]]]:
     return out
 
 
-def audit_warnings(records: Iterable[Mapping[str, Any]],
-                   shown_images: Mapping[Any, int]) -> List[str]:
-    """One sentence per failing figure of a page, and per cell whose output shows more images
-    than the audit recorded (a figure that escaped the audit).
+def audit_page(records: Iterable[Mapping[str, Any]],
+               cells: Mapping[Any, Mapping[str, Any]]) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """Check a page's records against the places their images take on the page.
 
     Parameters
     ----------
     records : iterable of dict
         The page's records (:func:`read_records`).
-    shown_images : mapping
-        Cell execution count -> number of images in that cell's output on the page.
+    cells : mapping
+        Cell execution count -> ``{"images": number of images in the cell's output on the
+        page, "captioned": bool, "boxed": bool}`` (see :func:`available_width_px`).
+
+    Returns
+    -------
+    (list of dict, list of str)
+        The records, each with ``shown_in_px`` (the width of its place) and its ``problems``
+        completed (a figure its place would scale down); and one sentence per cell whose output
+        shows more images than the audit recorded (a figure that escaped the audit).
     """
-    records = list(records)
-    warnings = []
+    checked = []
     for rec in records:
-        for problem in rec.get("problems", []):
-            what = f" ({rec['axes']})" if rec.get("axes") else ""
-            warnings.append(f"figure {rec.get('index')} of the page, cell [{rec.get('cell')}]"
-                            f"{what}: {problem}")
+        cell = cells.get(rec.get("cell"), {})
+        widget, boxed = bool(rec.get("widget")), bool(cell.get("boxed"))
+        width = min(float(plotting.COLUMN_WIDTH_PX), available_width_px(
+            captioned=bool(cell.get("captioned")) and not widget, boxed=boxed, widget=widget))
+        where = ("a widget's output in a box" if widget and boxed else
+                 "a box (collapsed output or solution)" if boxed else "its place")
+        extra = _context_problem(rec, width, where)
+        checked.append(dict(rec, shown_in_px=round(width, 1),
+                            problems=list(rec.get("problems", [])) + ([extra] if extra else [])))
     audited: Dict[Any, int] = {}
     for rec in records:
         if not rec.get("widget"):
             audited[rec.get("cell")] = audited.get(rec.get("cell"), 0) + 1
-    for cell, n_images in sorted(shown_images.items(), key=lambda kv: str(kv[0])):
-        if n_images > audited.get(cell, 0):
-            warnings.append(f"cell [{cell}] shows {n_images} image(s) but the figure audit "
-                            f"recorded {audited.get(cell, 0)}: a figure escaped the audit "
-                            "(an image not drawn by matplotlib, or figure formats changed)")
-    return warnings
+    escaped = []
+    for count, cell in sorted(cells.items(), key=lambda kv: str(kv[0])):
+        n_images = cell.get("images", 0)
+        if n_images > audited.get(count, 0):
+            escaped.append(f"cell [{count}] shows {n_images} image(s) but the figure audit "
+                           f"recorded {audited.get(count, 0)}: a figure escaped the audit "
+                           "(an image not drawn by matplotlib, or figure formats changed)")
+    return checked, escaped
+
+
+def audit_warnings(records: Iterable[Mapping[str, Any]],
+                   cells: Mapping[Any, Mapping[str, Any]]) -> List[str]:
+    """One sentence per problem of a page's figures and per figure that escaped the audit
+    (the arguments of :func:`audit_page`)."""
+    checked, escaped = audit_page(records, cells)
+    warnings = []
+    for rec in checked:
+        what = f" ({rec['axes']})" if rec.get("axes") else ""
+        kind = "widget drawing" if rec.get("widget") else "figure"
+        warnings += [f"{kind} {rec.get('index')} of the page, cell [{rec.get('cell')}]{what}: "
+                     f"{problem}" for problem in rec["problems"]]
+    return warnings + escaped

@@ -318,14 +318,35 @@ def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeyp
     assert ok["problems"] == [] and ok["min_font_pt"] >= plotting.MIN_FONT_PT
 
     cell = bad["cell"]
-    warnings = figure_audit.audit_warnings(records, {cell: 2})
+    warnings = figure_audit.audit_warnings(records, {cell: {"images": 2}})
     assert len(warnings) == 2 and all("figure 1 of the page" in w for w in warnings)
     # an image the audit did not see (here: a third image in the same cell) is reported
-    escaped = figure_audit.audit_warnings(records, {cell: 3})
+    escaped = figure_audit.audit_warnings(records, {cell: {"images": 3}})
     assert any("escaped the audit" in w for w in escaped)
     # figures drawn in a widget are not images of the cell's output
     widget = [dict(ok, widget=True)]
-    assert any("escaped" in w for w in figure_audit.audit_warnings(widget, {cell: 1}))
+    assert any("escaped" in w for w in figure_audit.audit_warnings(widget, {cell: {"images": 1}}))
+
+
+def test_audit_checks_each_figure_against_the_width_of_its_place():
+    """A PNG that fits the column can still be scaled down in a narrower place: a captioned
+    figure in a box (collapsed output or solution), or a widget's drawing in a box."""
+    boxed_captioned = figure_audit.available_width_px(captioned=True, boxed=True)
+    boxed_widget = figure_audit.available_width_px(boxed=True, widget=True)
+    assert figure_audit.available_width_px(captioned=True) == plotting.COLUMN_WIDTH_PX
+    assert boxed_captioned < boxed_widget < plotting.COLUMN_WIDTH_PX
+    rec = {"index": 1, "cell": 4, "widget": False, "png_px": [663, 300], "min_font_pt": 9.0,
+           "problems": []}
+    fits = figure_audit.audit_page([rec], {4: {"images": 1, "captioned": True}})[0][0]
+    assert fits["problems"] == [] and fits["shown_in_px"] == plotting.COLUMN_WIDTH_PX
+    boxed = figure_audit.audit_page([rec], {4: {"images": 1, "captioned": True,
+                                                "boxed": True}})[0][0]
+    shown = 9.0 * boxed_captioned / 663
+    assert len(boxed["problems"]) == 1 and f"shown at {shown:.1f} pt" in boxed["problems"][0]
+    drawing = dict(rec, widget=True, png_px=[670, 300])
+    warnings = figure_audit.audit_warnings([drawing], {4: {"images": 0, "boxed": True}})
+    assert len(warnings) == 1 and "widget drawing 1" in warnings[0]
+    assert figure_audit.audit_warnings([drawing], {4: {"images": 0}}) == []
 
 
 def test_legibility_checks_reject_bad_input():
@@ -488,7 +509,8 @@ _SHOWN_IMAGES_JS = """() => {
   document.querySelectorAll('details').forEach(d => d.open = true);
   return Array.from(document.querySelectorAll('div.cell_output img')).map(i => ({
     src: i.getAttribute('src') || '', natural: i.naturalWidth,
-    shown: i.getBoundingClientRect().width}));
+    shown: i.getBoundingClientRect().width, captioned: !!i.closest('figure'),
+    boxed: !!i.closest('.admonition, details'), widget: !!i.closest('.widget-subarea')}));
 }"""
 
 
@@ -496,9 +518,10 @@ _SHOWN_IMAGES_JS = """() => {
 @pytest.mark.xdist_group("book")
 def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):  # noqa: F811,E501
     """Headless Chromium at a 1280 px window (the browser fixture of test_browser.py): every
-    image in a cell output, widget drawings included, is shown exactly
-    ``min(PNG width, plotting.COLUMN_WIDTH_PX)`` CSS pixels wide, the display scale the audit
-    assumes when it turns a figure's font sizes into shown sizes."""
+    image in a cell output, widget drawings included, is shown ``min(PNG width, width of its
+    place)`` CSS pixels wide, the place's width being ``_figure_audit.available_width_px``
+    (captioned or not, in a box or not, a widget's drawing or not): the display model with
+    which the build's audit turns each figure's font sizes into shown sizes."""
     site, stop = serve(quick_book.html)
     wrong, n_images = [], 0
     try:
@@ -520,10 +543,12 @@ def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, 
                     pass
                 for img in page.evaluate(_SHOWN_IMAGES_JS):
                     n_images += 1
-                    expected = min(img["natural"], plotting.COLUMN_WIDTH_PX)
-                    if img["natural"] == 0 or abs(img["shown"] - expected) > 0.5:
+                    place = figure_audit.available_width_px(
+                        captioned=img["captioned"], boxed=img["boxed"], widget=img["widget"])
+                    expected = min(img["natural"], place)
+                    if img["natural"] == 0 or abs(img["shown"] - expected) > 1.0:
                         wrong.append(f"{path.name}: {img['src'][:60]} is {img['natural']} px, "
-                                     f"shown {img['shown']:.1f} px (expected {expected})")
+                                     f"shown {img['shown']:.1f} px (expected {expected:.1f})")
             finally:
                 page.close()
     finally:

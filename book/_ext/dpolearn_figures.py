@@ -126,20 +126,39 @@ def _set_page(app, docname, source):
     (_audit_dir(app) / "records" / f"{_page(docname)}.jsonl").unlink(missing_ok=True)
 
 
+def _in_figure(image) -> bool:
+    node = image.parent
+    while node is not None and node.get("nb_element") != "cell_code_output":
+        if isinstance(node, nodes.figure):
+            return True
+        node = node.parent
+    return False
+
+
 def _count_shown_images(app, doctree):
-    """Images in each cell's output (by execution count) of the page just read."""
-    counts = {}
+    """Per cell of the page just read (by execution count): the images in its output, whether
+    they are captioned figures, and whether the output sits in a box (collapsed output or an
+    exercise's solution), which is narrower than the column."""
+    cells = {}
     for cell in doctree.findall(nodes.container):
         if cell.get("nb_element") != "cell_code":
             continue
-        n_images = sum(1 for output in cell.findall(nodes.container)
-                       if output.get("nb_element") == "cell_code_output"
-                       for _ in output.findall(nodes.image))
-        if n_images:
-            counts[cell.get("exec_count")] = counts.get(cell.get("exec_count"), 0) + n_images
+        images = [image for output in cell.findall(nodes.container)
+                  if output.get("nb_element") == "cell_code_output"
+                  for image in output.findall(nodes.image)]
+        boxed = cell.get("hide_mode") in ("output", "input+output", "all")
+        parent = cell.parent
+        while parent is not None and not boxed:
+            boxed = isinstance(parent, nodes.Admonition)
+            parent = parent.parent
+        entry = cells.setdefault(cell.get("exec_count"),
+                                 {"images": 0, "captioned": False, "boxed": False})
+        entry["images"] += len(images)
+        entry["captioned"] |= any(_in_figure(image) for image in images)
+        entry["boxed"] |= boxed
     if not hasattr(app.env, "dpolearn_shown_images"):
         app.env.dpolearn_shown_images = {}
-    app.env.dpolearn_shown_images[app.env.docname] = counts
+    app.env.dpolearn_shown_images[app.env.docname] = cells
 
 
 def _purge_shown_images(app, env, docname):
@@ -163,16 +182,17 @@ def _audit_figures(app, exception):
     pages, figures, failing = {}, [], 0
     for docname in sorted(app.env.found_docs):
         page_records = records.get(_page(docname), [])
-        page_shown = shown.get(docname, {})
-        if not page_records and not page_shown:
+        cells = shown.get(docname, {})
+        if not page_records and not any(c["images"] for c in cells.values()):
             continue
-        for message in _figure_audit.audit_warnings(page_records, page_shown):
+        for message in _figure_audit.audit_warnings(page_records, cells):
             logger.warning(f"figure audit: {message}", location=docname)
-        failing += sum(1 for rec in page_records if rec.get("problems"))
-        pages[docname] = {"figures": len(page_records),
-                          "widget_figures": sum(1 for rec in page_records if rec.get("widget")),
-                          "shown_images": sum(page_shown.values())}
-        figures += [dict(rec, page=docname) for rec in page_records]
+        checked, _ = _figure_audit.audit_page(page_records, cells)
+        failing += sum(1 for rec in checked if rec["problems"])
+        pages[docname] = {"figures": len(checked),
+                          "widget_figures": sum(1 for rec in checked if rec.get("widget")),
+                          "shown_images": sum(c["images"] for c in cells.values())}
+        figures += [dict(rec, page=docname) for rec in checked]
     if app.builder.format != "html":
         return
     static = Path(app.outdir) / "_static"
