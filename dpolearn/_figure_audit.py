@@ -340,14 +340,17 @@ def install(shell) -> bool:
         plt.switch_backend(backend)      # configures the inline formatter now
     _wrap_png_formatter(shell)
 
-    def before_cell():
-        _CELLS_RUN[0] += 1
+    def before_cell(info=None):
+        # a cell of the notebook (comm messages of widgets also trigger pre_execute)
+        if info is None or (getattr(info, "store_history", True)
+                            and not getattr(info, "silent", False)):
+            _CELLS_RUN[0] += 1
         _wrap_png_formatter(shell)
 
     def after_cell():
         _wrap_png_formatter(shell)
 
-    for event, callback in (("pre_execute", before_cell), ("post_execute", after_cell)):
+    for event, callback in (("pre_run_cell", before_cell), ("post_execute", after_cell)):
         callbacks = shell.events.callbacks[event]
         if not any(getattr(cb, "dpolearn_audit", False) for cb in callbacks):
             callback.dpolearn_audit = True

@@ -301,7 +301,7 @@ def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeyp
         formatter = shell.display_formatter.formatters["image/png"]
         audited = formatter.lookup_by_type(matplotlib.figure.Figure)
         formatter.for_type(matplotlib.figure.Figure, audited.wrapped)   # unwrap for others
-        for event in ("pre_execute", "post_execute"):
+        for event in ("pre_run_cell", "post_execute"):
             shell.events.callbacks[event][:] = [
                 cb for cb in shell.events.callbacks[event]
                 if not getattr(cb, "dpolearn_audit", False)]
@@ -447,17 +447,17 @@ def _cell_output_images(html: str) -> int:
 
 
 def _notebook_images(path: pathlib.Path):
-    """PNG outputs of an executed notebook: (in all cells, in cells whose output the page
-    shows, in the state of its widgets)."""
+    """PNG outputs of an executed notebook: (execution count of the cell of each PNG output,
+    number of them in cells whose output the page shows, number in the state of its widgets)."""
     import json
 
     nb = json.loads(path.read_text(encoding="utf-8"))
-    every, shown = 0, 0
+    cells, shown = [], 0
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
             continue
         n = sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
-        every += n
+        cells += [cell["execution_count"]] * n
         tags = set(cell.get("metadata", {}).get("tags", []))
         if not tags & {"remove-output", "remove-cell"}:
             shown += n
@@ -466,16 +466,16 @@ def _notebook_images(path: pathlib.Path):
     in_widgets = sum(1 for model in state.values()
                      for out in model.get("state", {}).get("outputs", []) or []
                      if "image/png" in out.get("data", {}))
-    return every, shown, in_widgets
+    return cells, shown, in_widgets
 
 
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
 def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_book):
     """The build's audit file lists every figure of every executed page, none with a problem:
-    its count per page equals the PNG outputs of the executed notebook (cell outputs and widget
-    drawings), and the page's HTML shows exactly the cell-output images of the cells whose
-    output is not removed."""
+    its records name the cells of the executed notebook's PNG outputs, one record per output
+    (plus one per widget drawing in the notebook's widget state), and the page's HTML shows
+    exactly the cell-output images of the cells whose output is not removed."""
     import json
 
     audit = json.loads((quick_book.html / "_static" / "figure-audit.json").read_text())
@@ -489,17 +489,19 @@ def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_b
     mismatches, n_pages = [], 0
     for notebook in sorted((quick_book.executed / "book").glob("*.ipynb")):
         docname = f"book/{notebook.stem}"
-        every, shown, in_widgets = _notebook_images(notebook)
+        cells, shown, in_widgets = _notebook_images(notebook)
+        every = len(cells)
         records = by_page.get(docname, [])
-        cell_records = sum(1 for r in records if not r["widget"])
+        cell_records = sorted(r["cell"] for r in records if not r["widget"])
         widget_records = sum(1 for r in records if r["widget"])
         html = (quick_book.html / "book" / f"{notebook.stem}.html").read_text(encoding="utf-8")
         n_img = _cell_output_images(html)
         n_pages += bool(every)
-        if (cell_records, widget_records, n_img) != (every, in_widgets, shown):
-            mismatches.append(f"{docname}: audited {cell_records} cell + {widget_records} widget "
-                              f"figures; notebook has {every} cell + {in_widgets} widget PNGs, "
-                              f"{shown} shown; the HTML has {n_img} <img> in cell outputs")
+        if (cell_records, widget_records, n_img) != (sorted(cells), in_widgets, shown):
+            mismatches.append(f"{docname}: audited figures of cells {cell_records} and "
+                              f"{widget_records} widget drawings; the notebook has PNGs in "
+                              f"cells {sorted(cells)} ({shown} shown) and {in_widgets} in "
+                              f"widgets; the HTML has {n_img} <img> in cell outputs")
         assert [r["index"] for r in records] == list(range(1, len(records) + 1))
     assert mismatches == [], "\n".join(mismatches)
     assert n_pages >= 10 and audit["figures_audited"] == len(audit["figures"]) > 50
