@@ -443,10 +443,7 @@ def test_a_static_table_without_its_command_is_rejected():
 #: Sentences that still state a live result without scope, by chapter: their chapter's case is
 #: expected to fail (strictly: it errs once the sentence is scoped, and the entry is then
 #: removed here).
-PENDING: dict[str, list[str]] = {
-    "primer": ["One thing the simulation does *not* show is Thompson Sampling sitting on the "
-               "Lai-Robbins line: its regret is below it at these horizons."],
-}
+PENDING: dict[str, list[str]] = {}
 
 
 def _result_params():
