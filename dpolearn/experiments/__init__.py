@@ -2,7 +2,10 @@
 
 Modules in this package register their experiments on import; ``ids()`` imports them all.
 See :mod:`dpolearn.experiments.registry` for the scale switch (``set_scale``), the result
-cache and the executors (local processes or Dask, ``set_executor``).
+cache and the executors (local processes or Dask, ``set_executor``). Every experiment runs on
+:mod:`dpolearn.experiments.engine` (recording rounds, batched sweeps over a grid of cells,
+ordered task maps) and builds its policies from :mod:`dpolearn.experiments.catalogue`
+(display label -> policy, with each paper's settings as a preset).
 """
 from .registry import (
                        EXECUTORS,
