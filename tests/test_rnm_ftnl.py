@@ -132,7 +132,8 @@ def test_presets_and_variants():
         )
     custom = RNMFTNL(epsilon=2.0, noise_factor=3.0)
     assert custom.noise_scale() == 1.5 and custom.guarantee == PureDP(epsilon=4.0 / 3.0)
-    assert RNMFTNL(epsilon=2.0, scale=3.0).noise_factor == 3.0        # the older keyword
+    with pytest.raises(TypeError, match="scale"):                     # no second name for it
+        RNMFTNL(epsilon=2.0, scale=3.0)
 
 
 def test_naive_ftnl_scale_is_K_over_epsilon():

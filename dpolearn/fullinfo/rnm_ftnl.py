@@ -93,7 +93,7 @@ class RNMFTNL(Policy):
     noise_factor : {"strict", "wu2025", "hu2021"} or float
         The factor c of the noise scale b = c / epsilon. A name picks c from
         :data:`SCALE_FACTORS`; a float is c itself. Default ``"strict"`` (c = 2): epsilon-DP
-        for every family. (The older keyword ``scale=`` is still accepted.)
+        for every family.
     resample : bool
         Bernoulli resampling (B = 1 of Wu and Wang): each observed loss l_j is replaced by an
         independent Bernoulli(l_j) draw before it is added to the epoch sum.
@@ -120,7 +120,7 @@ class RNMFTNL(Policy):
     each and not monotonically; report-noisy-max with scale b is then (2 / b)-DP for all
     three families (:class:`~dpolearn.mechanisms.ReportNoisyMax` with ``monotone=False``).
     Each vector enters exactly one epoch, so by parallel composition the whole action sequence
-    is (2 / b)-DP, and ``guarantee`` reports that. With ``scale="strict"`` this is epsilon.
+    is (2 / b)-DP, and ``guarantee`` reports that. With ``noise_factor="strict"`` this is epsilon.
     The papers' scales Lap(1/eps) (Hu et al.) and Exp(1/eps) (Wu and Wang) only give 2 epsilon,
     which is tight; their claim of epsilon is ``paper_claim``. Bernoulli resampling is
     pre-processing and keeps the guarantee (a mixture of epsilon-DP outputs).
@@ -154,11 +154,9 @@ class RNMFTNL(Policy):
 
     def __init__(self, *, epsilon, noise: str = "laplace", noise_factor="strict",
                  resample: bool = False, first_action: str = "uniform",
-                 noise_multiplier: float = 1.0, scale=None):
+                 noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
-        if scale is not None:                                   # the older keyword
-            noise_factor = scale
         if isinstance(noise_factor, str):
             self.noise_factor = check_choice("noise_factor", noise_factor, tuple(SCALE_FACTORS))
             self.noise_factor_value = SCALE_FACTORS[noise_factor][self.noise]
@@ -186,11 +184,6 @@ class RNMFTNL(Policy):
         """Wu and Wang's Table 2: Lap(2/eps), Exp(1/eps) or Gumbel(2/eps), uniform J_0."""
         return cls(epsilon=epsilon, noise=noise, noise_factor="wu2025", resample=resample,
                    first_action="uniform")
-
-    @property
-    def scale(self):
-        """Former name of :attr:`noise_factor` (read-only)."""
-        return self.noise_factor
 
     # -- privacy ---------------------------------------------------------------------------
     def _factor_for(self, n_arms: int) -> float:
