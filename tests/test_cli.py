@@ -210,7 +210,7 @@ def test_corrupt_cache_entry_is_one_warning_line_and_replaced(env, tmp_path):
         (
             lambda: dpl.experiments.run("primer-ucb-ts", seed=-1),
             ValueError,
-            "seed must be >= 0, got -1",
+            "seed must be a non-negative int or a numpy SeedSequence, got -1",
         ),
         (lambda: dpl.experiments.run("primer-ucb-ts", seed=np.int64(-1)), ValueError, "got -1"),
         (lambda: dpl.experiments.run("primer-ucb-ts", seed=1.5), TypeError, "1.5"),

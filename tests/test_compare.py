@@ -21,6 +21,7 @@ import dpolearn as dpl  # noqa: E402
 from dpolearn.accounting import ApproxDP, GaussianDP, NotPrivate, PureDP  # noqa: E402
 from dpolearn.envs import BernoulliBandit  # noqa: E402
 from dpolearn.experiments import compare as cmp  # noqa: E402
+from dpolearn.experiments import compare_fullinfo  # noqa: E402
 from dpolearn.experiments.registry import SUMMARY_COLUMNS  # noqa: E402
 from dpolearn.gdp import pure_dp_to_gdp, tradeoff_eps_delta, tradeoff_gaussian  # noqa: E402
 
@@ -35,7 +36,7 @@ def tiny(request):
     cmp.SIZES["quick"] = TINY
     request.addfinalizer(lambda: cmp.SIZES.__setitem__("quick", old))
     return {"bandits": cmp._bandit_compute("quick", 0, 1, False),
-            "fullinfo": cmp._fullinfo_compute("quick", 0, 1, False)}
+            "fullinfo": compare_fullinfo.fullinfo_compute("quick", 0, 1, False)}
 
 
 # ------------------------------------------------------------------ coverage of the table
@@ -277,7 +278,7 @@ def test_summary_rows(tiny):
                 assert row["epsilon"] == row["target_epsilon"]
             else:                                # DP-UCB-INT: calibrated input (Cor. 3.2)
                 assert 0 < row["epsilon"] < row["target_epsilon"]
-    frows = cmp._fullinfo_summary(tiny["fullinfo"])
+    frows = compare_fullinfo.fullinfo_summary(tiny["fullinfo"])
     assert {r["algorithm"] for r in frows} == set(cmp.FULLINFO_ALGORITHMS)
 
 

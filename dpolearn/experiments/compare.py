@@ -24,8 +24,6 @@ from ..accounting import gdp_equivalent_epsilon, privacy_level
 from ..envs import BernoulliBandit
 from ..plotting import color_of, errorbar, shared_legend, style_of, subplots
 from .compare_fullinfo import FULLINFO_ALGORITHMS, FULLINFO_INSTANCES, make_fullinfo_policy
-from .compare_fullinfo import fullinfo_compute as _fullinfo_compute  # noqa: F401 (as before)
-from .compare_fullinfo import fullinfo_summary as _fullinfo_summary  # noqa: F401 (as before)
 from .compare_setup import (
     BANDIT_ALGORITHMS,
     DP_TS_UCB_ALPHA,
