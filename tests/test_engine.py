@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -208,3 +210,31 @@ def test_experts_style_convention():
     for label in ("RNM-FTNL (strict, Lap)", "RNM-FTNL (hu2021 preset)", "Naive FTNL", "Hedge"):
         assert catalogue.experts_style(label)["color"] == style_of(label)["color"]
     assert catalogue.experts_style("Hedge") == style_of("Hedge")
+
+
+# ------------------------------------------------------------------ registry and chapters
+BOOK = pathlib.Path(__file__).resolve().parents[1] / "book"
+
+
+def _pages_running(experiment_id: str, pages: dict) -> list:
+    call = re.compile(r'experiments\.(?:run|figure)\(\s*"' + re.escape(experiment_id) + '"')
+    return sorted(name for name, text in pages.items() if call.search(text))
+
+
+def test_every_experiment_names_a_chapter_that_shows_it():
+    """The Figures page links each experiment to its chapter: that page must exist and, when
+    some page runs the experiment, be one of them (a split chapter must carry its experiments)."""
+    pages = {p.stem: p.read_text() for p in BOOK.glob("*.md")}
+    wrong = []
+    for id_ in dpl.experiments.ids():
+        chapter = dpl.experiments.get(id_).chapter
+        running = _pages_running(id_, pages)
+        shown_there = chapter in pages and id_ in pages[chapter]
+        if not shown_there or (running and chapter not in running):
+            wrong.append(f"{id_}: chapter {chapter!r}, run on {running}")
+    assert not wrong, wrong
+
+
+def test_chapter_check_notices_an_experiment_on_the_wrong_page():
+    pages = {"a": 'dpl.experiments.run("x-fig")', "b": "text about x-fig"}
+    assert _pages_running("x-fig", pages) == ["a"]

@@ -19,6 +19,7 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import dpolearn as dpl  # noqa: E402
+from dpolearn import lower_bounds  # noqa: E402
 from dpolearn.experiments import primer  # noqa: E402
 from dpolearn.mechanisms import ReportNoisyMax  # noqa: E402
 
@@ -35,10 +36,15 @@ def data():
 
 # ------------------------------------------------------------------ registry and outputs
 
-def test_primer_ids_are_registered_for_the_primer_chapter():
+#: The two primer chapters: bandits and what privacy protects / mechanisms and composition.
+CHAPTER = {"primer-ucb-ts": "primer", "primer-attack": "primer",
+           "primer-laplace-loss": "dp_primer", "primer-rnm": "dp_primer"}
+
+
+def test_primer_ids_are_registered_for_their_primer_chapter():
     for id_ in IDS:
         assert id_ in dpl.experiments.ids()
-        assert dpl.experiments.get(id_).chapter == "primer"
+        assert dpl.experiments.get(id_).chapter == CHAPTER[id_]
 
 
 def test_write_outputs_gives_figures_and_summary_csv(data, tmp_path):
@@ -99,7 +105,7 @@ def test_ucb1_bound_formula_by_hand():
 
 def test_lai_robbins_and_heuristic_rates_by_hand():
     kl = 0.6 * math.log(0.6 / 0.9) + 0.4 * math.log(0.4 / 0.1)
-    assert primer.lai_robbins_rate([0.9, 0.6]) == pytest.approx(0.3 / kl, rel=1e-12)
+    assert lower_bounds.lai_robbins_constant([0.9, 0.6]) == pytest.approx(0.3 / kl, rel=1e-12)
     assert primer.ucb1_heuristic_rate([0.9, 0.6]) == pytest.approx(2 / 0.3, rel=1e-12)
 
 

@@ -69,7 +69,7 @@ def _grid_summary(data, settings=(1, 2)):
 
 
 register("hu2021-regret", title="Regret grid of Figures 1 and 2 (4 algorithms, 2 settings, "
-         "eps in {0.25, 0.5, 1})", summary=_grid_summary, chapter="lazy_forgetting")(_grid)
+         "eps in {0.25, 0.5, 1})", summary=_grid_summary, chapter="lazy_experiments")(_grid)
 
 
 def claims(data, setting):
@@ -146,9 +146,9 @@ def _fig_summary(data):
 
 
 register("hu2021-fig1", title="Figure 1: cumulative regret, setting 1 (0.75, ..., 0.25)",
-         plot=_plot_figure, summary=_fig_summary, chapter="lazy_forgetting")(_fig1)
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments")(_fig1)
 register("hu2021-fig2", title="Figure 2: cumulative regret, setting 2 (0.5, 0.4, 0.4, 0.4, 0.4)",
-         plot=_plot_figure, summary=_fig_summary, chapter="lazy_forgetting")(_fig2)
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments")(_fig2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ def _plot_table(data):
 
 register("hu2022-table", title="Final regret of DP-TS, Lazy-DP-TS, Anytime-Lazy-UCB and DP-SE "
          "at eps in {500, 1, 0.5, 0.25, 0.1} (mean and standard error)", plot=_plot_table,
-         summary=_summary, chapter="private_ts")(_grid)
+         summary=_summary, chapter="private_ts_experiments")(_grid)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def _make_fig(number):
 for _n, _e in FIGURES.items():
     register(f"hu2022-fig{_n}", title=f"Figure {_n}: cumulative regret at eps = {_e:g}, "
              "K = 5, T = 10^5", plot=_plot_figure, summary=_fig_summary,
-             chapter="private_ts")(_make_fig(_n))
+             chapter="private_ts_experiments")(_make_fig(_n))
 
 
 # ---------------------------------------------------------------------------------------------

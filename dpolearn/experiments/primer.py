@@ -26,7 +26,7 @@ from .catalogue import labels, make_policy
 from .engine import checkpoints
 from .registry import derive_seed, parallel_map, register, regret_rows
 
-__all__ = ["PRIMER_MEANS", "ucb1_bound", "lai_robbins_rate", "bin_privacy_loss",
+__all__ = ["PRIMER_MEANS", "ucb1_bound", "bin_privacy_loss",
            "attack_success"]
 
 PRIMER_MEANS = (0.9, 0.6)
@@ -56,11 +56,6 @@ def ucb1_bound(means, rounds) -> np.ndarray:
     return np.array([UCB1.regret_bound(gaps, int(t)) for t in np.atleast_1d(rounds)])
 
 
-#: The Lai-Robbins constant of a Bernoulli instance (Lai and Robbins 1985, Theorem 2); the
-#: primer's name for :func:`dpolearn.lower_bounds.lai_robbins_constant`.
-lai_robbins_rate = lai_robbins_constant
-
-
 def ucb1_heuristic_rate(means) -> float:
     r"""Heuristic long-run slope of UCB1's regret against ln t:
     :math:`\sum_{j:\Delta_j>0} 2/\Delta_j`.
@@ -87,7 +82,7 @@ def _ucb_ts_compute(scale, seed, jobs, progress):
     ucb, ts = parallel_map(_ucb_ts_one, tasks, jobs)
     return {"UCB1": ucb, "TS (Beta)": ts, "means": np.asarray(PRIMER_MEANS),
             "ucb1_bound": ucb1_bound(PRIMER_MEANS, ucb.checkpoints),
-            "lai_robbins_rate": lai_robbins_rate(PRIMER_MEANS),
+            "lai_robbins_rate": lai_robbins_constant(PRIMER_MEANS),
             "ucb1_heuristic_rate": ucb1_heuristic_rate(PRIMER_MEANS)}
 
 
@@ -216,7 +211,7 @@ def _loss_plot(data):
 
 register("primer-laplace-loss",
          title="Privacy loss of the Laplace and Gaussian mechanisms on neighbouring inputs",
-         plot=_loss_plot, chapter="primer")(_loss_compute)
+         plot=_loss_plot, chapter="dp_primer")(_loss_compute)
 
 
 # --------------------------------------------------------------------------------------------
@@ -301,7 +296,7 @@ register(
     "primer-rnm",
     title="Report-noisy-max: exact probabilities, and monotone vs two-sided loss",
     plot=_rnm_plot,
-    chapter="primer",
+    chapter="dp_primer",
 )(_rnm_compute)
 
 

@@ -145,7 +145,7 @@ def _summary_fig2(data):
 
 register("tossou2016-fig2", title="Figure 2 of Tossou and Dimitrakakis (2016): regret of "
          "UCB1, DP-UCB-BOUND, DP-UCB, DP-UCB-INT and Private-UCB", plot=plot_fig2,
-         summary=_summary_fig2, chapter="dp_ucb")(_compute_fig2)
+         summary=_summary_fig2, chapter="dp_ucb_experiments")(_compute_fig2)
 
 
 # ------------------------------------------------------------------------ DP-UCB-INT ablation
@@ -194,7 +194,7 @@ def _summary_schedules(data):
 
 register("tossou2016-int-schedules", title="DP-UCB-INT: fixed ceil(1/eps) release schedule "
          "against the Lemma B.1 schedules", plot=_plot_schedules, summary=_summary_schedules,
-         chapter="dp_ucb")(_compute_schedules)
+         chapter="dp_ucb_experiments")(_compute_schedules)
 
 
 # ----------------------------------------------------------------------------- counter error
