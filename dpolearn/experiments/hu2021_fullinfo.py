@@ -85,7 +85,7 @@ def _summary(data):
 
 
 register("hu2021-fullinfo", title="RNM-FTNL, naive FTNL, FTL and Hedge on Bernoulli rewards",
-         plot=_plot, summary=_summary, chapter="experts")(_compute)
+         plot=_plot, summary=_summary, chapter="experts_experiments")(_compute)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,4 +143,4 @@ _DG_STYLE_KEY = {"Laplace 1/ε (Hu et al.)": "RNM-FTNL (hu2021 preset)",
 
 
 register("hu2021-doubling-gap", title="Exact regret of RNM-FTNL on the doubling-gap instance",
-         plot=_dg_plot, chapter="experts")(_dg)
+         plot=_dg_plot, chapter="experts_experiments")(_dg)

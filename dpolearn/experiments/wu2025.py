@@ -132,7 +132,7 @@ def _table1(scale, seed, jobs, progress):
 register(
     "wu2025-table1",
     title="Wu and Wang (2025), Table 1: regret rates of private stochastic DTOL",
-    chapter="experts",
+    chapter="experts_experiments",
 )(_table1)
 
 
@@ -209,7 +209,7 @@ def _e1_summary(data):
 
 
 register("wu2025-regret-vs-T", title="RNM-FTNL regret against T on Bernoulli two-level instances",
-         plot=_e1_plot, summary=_e1_summary, chapter="experts")(_e1)
+         plot=_e1_plot, summary=_e1_summary, chapter="experts_experiments")(_e1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def _e2_summary(data):
 
 
 register("wu2025-regret-vs-K", title="ε·R(∞) against K: log K or log² K?", plot=_e2_plot,
-         summary=_e2_summary, chapter="experts")(_e2)
+         summary=_e2_summary, chapter="experts_experiments")(_e2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ def _e3_summary(data):
 
 
 register("wu2025-regret-vs-eps", title="RNM-FTNL regret against ε (TL, K = 64, Δ = 0.2)",
-         plot=_e3_plot, summary=_e3_summary, chapter="experts")(_e3)
+         plot=_e3_plot, summary=_e3_summary, chapter="experts_experiments")(_e3)
 
 
 # ---------------------------------------------------------------------------------------------
