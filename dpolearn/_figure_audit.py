@@ -177,7 +177,7 @@ def legibility_problems(fig, png_width: Optional[int] = None,
 def _describe(fig) -> str:
     """A short name for a figure in a warning: its first panel's axis labels."""
     for ax in panels(fig):
-        labels = [ax.get_xlabel().strip(), ax.get_ylabel().strip()]
+        labels = [" ".join(ax.get_xlabel().split()), " ".join(ax.get_ylabel().split())]
         if any(labels):
             return " / ".join(lab for lab in labels if lab)[:80]
     return ""

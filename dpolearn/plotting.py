@@ -81,6 +81,10 @@ STYLE = {
     "figure.dpi": CSS_PX_PER_INCH,
     "savefig.dpi": "figure",
     "savefig.bbox": "tight",
+    # a thin margin around the tight box: a figure of the column width is 652 px, which fits
+    # every place a page gives an uncaptioned figure or a widget's drawing (the narrowest, a
+    # widget in a collapsed output, is 662 px at a 1280 px window; see _figure_audit)
+    "savefig.pad_inches": 0.04,
     "lines.linewidth": 1.8,
     "lines.markersize": 5.0,
     "errorbar.capsize": 2.0,
