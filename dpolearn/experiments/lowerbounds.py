@@ -454,4 +454,4 @@ def _summary_cyclic(data):
 
 register("lowerbounds-cyclic", title="Theorem 7 (Wu and Wang): success-probability and regret "
          "bounds against RNM-FTNL on the cyclic instances", plot=_plot_cyclic,
-         summary=_summary_cyclic, chapter="lower_bounds")(_cyclic)
+         summary=_summary_cyclic, chapter="lower_bounds_deterministic")(_cyclic)
