@@ -18,8 +18,9 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).
   chapter cells exported are added to the table when the build finishes.
 * Every figure a page shows is audited for legibility (:mod:`dpolearn._figure_audit`): the
   build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
-  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at ``<build>/figure-audit/records``, where
-  the kernel of each page writes one JSON line per displayed figure. When the build finishes the
+  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at ``<build>/figure-audit/records/<page>``
+  (the docname, ``/`` written ``--``), where the kernel of the page writes one JSON line per
+  displayed figure. When the build finishes the
   records are written to ``_static/figure-audit.json`` and every failing figure, and every cell
   that shows more images than were audited, is a warning naming the page (an error under
   ``-W``).
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -119,11 +121,18 @@ def _page(docname: str) -> str:
     return docname.rsplit("/", 1)[-1]
 
 
+def _records_dir(app, docname: str) -> Path:
+    """The directory of a page's figure records (``book/api/gdp`` and ``book/gdp`` apart)."""
+    return _audit_dir(app) / "records" / docname.replace("/", "--")
+
+
 def _set_page(app, docname, source):
-    """Name the page about to be executed (its kernel inherits the environment), and forget
-    the figure records of its previous execution."""
+    """Name the page about to be executed and the directory of its figure records (its kernel
+    inherits the environment), and forget the records of its previous execution."""
     os.environ["DPOLEARN_FIGURE_PAGE"] = _page(docname)
-    (_audit_dir(app) / "records" / f"{_page(docname)}.jsonl").unlink(missing_ok=True)
+    records = _records_dir(app, docname)
+    shutil.rmtree(records, ignore_errors=True)
+    os.environ[_figure_audit.AUDIT_DIR_ENV] = str(records)
 
 
 def _in_figure(image) -> bool:
@@ -177,11 +186,11 @@ def _audit_figures(app, exception):
     """Warn about every illegible or unaudited figure; write the records for the site."""
     if exception is not None:
         return
-    records = _figure_audit.read_records(_audit_dir(app) / "records")
     shown = getattr(app.env, "dpolearn_shown_images", {})
     pages, figures, failing = {}, [], 0
     for docname in sorted(app.env.found_docs):
-        page_records = records.get(_page(docname), [])
+        page_records = [rec for recs in _figure_audit.read_records(
+            _records_dir(app, docname)).values() for rec in recs]
         cells = shown.get(docname, {})
         if not page_records and not any(c["images"] for c in cells.values()):
             continue
