@@ -4,7 +4,9 @@ The book's text column is :data:`COLUMN_WIDTH_PX` CSS pixels wide (sphinx-book-t
 1280 px browser window). A figure is drawn :data:`FIGURE_WIDTH_IN` inches wide at
 ``figure.dpi = 96`` (one image pixel per CSS pixel), so the PNG the page embeds is never scaled
 down and a font of ``f`` points is shown at ``f`` points. With at most two panels side by side
-and no text below :data:`MIN_FONT_PT`, every label stays legible at 100 % zoom.
+and no text below :data:`MIN_FONT_PT`, every label stays legible at 100 % zoom. Every build of
+the book checks every figure a page displays against these rules, in the page's kernel
+(``dpolearn._figure_audit``), and fails on one that breaks them.
 
 Every algorithm label has one colour, one line style and one marker book-wide
 (:func:`style_of`), so curves stay apart in greyscale print too. A multi-panel figure carries one
