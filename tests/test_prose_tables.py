@@ -277,7 +277,7 @@ GENERAL_FACTS: dict[tuple[str, str], str] = {
         "a lower bound (theory)",
     ("experts", "If the scores are $-G_1, -G_2$, the second action wins with probability"):
         "a probability computed in closed form (theory)",
-    ("experts", "If the privacy term is $\\ln K/\\varepsilon$, then"):
+    ("experts_experiments", "If the privacy term is $\\ln K/\\varepsilon$, then"):
         "what each rate would imply (theory), said before the measurement",
     ("auditing", "An exact (Clopper–Pearson) interval for each proportion"):
         "a union bound for two confidence intervals (theory)",
@@ -289,7 +289,7 @@ GENERAL_FACTS: dict[tuple[str, str], str] = {
         "how the figure is drawn (the same curves in both panels), not a result",
     ("comparison", "A lead below two standard errors is not a win"):
         "the definition of a win used by the tables",
-    ("lower_bounds", "The bound (black) holds for every $\\\\varepsilon$-DP learner"):
+    ("lower_bounds_deterministic", "The bound (black) holds for every $\\\\varepsilon$-DP learner"):
         "the theorem's statement; the RNM-FTNL curve beside it is exact (closed form)",
     ("continual_release", "In `dpolearn` the default is the honest `split=\"chan\"`"):
         "names what an option is kept for (re-drawing Figure 2), not a result",
@@ -945,7 +945,7 @@ def check_comparison(outputs: list[Output]) -> tuple[int, list[str]]:
     """The leaderboard: each cell's winner (the "lowest regret" table) against the per-instance
     tables, the "cells won" line, the this-page columns of the cells-won table and the sentence
     under it (which algorithm leads at each scale, and whether they differ), the count of tied
-    cells in the advice list; and the full-information advice (beats Hedge at which epsilon)."""
+    cells in the advice list; and the exercise solution's falls and clear wins."""
     problems, checked = [], 0
     title = re.compile(r"\*\*(.+?)\*\*, T = [\d,]+, \d+ runs per cell")
     board = find_output(outputs, "| algorithm | privacy |").text
@@ -1007,27 +1007,6 @@ def check_comparison(outputs: list[Output]) -> tuple[int, list[str]]:
     if int(n_ties.group(1)) != ties:
         problems.append(f"comparison: advice says {n_ties.group(1)} tied cells, the winners "
                         f"table marks {ties}")
-    full = md_tables(find_output(outputs, "| **5 experts").text)[0]
-    header, section, groups = full[0], None, {}
-    for row in full[1:]:
-        if row[0].startswith("**"):
-            section = row[0].strip("*")
-            continue
-        groups.setdefault(section, {})[row[0]] = dict(zip(header[1:], row[1:]))
-    advice = find_output(outputs, "The best private variant beats Hedge at").text
-    for inst, eps_list in re.findall(r"- (.+?): FTL .*?beats Hedge at ε ∈ \{(.*?)\}", advice):
-        algs = groups[inst]
-        hedge = mean_se(algs["Hedge"]["no ε"])[0]
-        printed_set = set(eps_list.split(", ")) - {"none"}
-        for col in header[1:-1]:
-            eps = col.removeprefix("ε = ")
-            best = min((mean_se(v[col])[0] for a, v in algs.items()
-                        if a not in ("FTL", "Hedge", "Naive FTNL") and mean_se(v[col])),
-                       key=lambda n: n.lo)
-            checked += 1
-            if not agrees(eps in printed_set, less(best, hedge)):
-                problems.append(f"comparison full information, {inst}: 'beats Hedge' at ε = "
-                                f"{eps} printed {eps in printed_set}, the table says otherwise")
     solution = find_output(outputs, "steps of eps; clear wins").text
     fractions = [Num.parse(f) for f in re.findall(rf"\s({NUM}) x uniform", solution)]
     margins = [Num.parse(m) for m in re.findall(rf"ahead of .+? by ({NUM}) standard", solution)]
@@ -1198,9 +1177,37 @@ def check_gdp(outputs: list[Output]) -> tuple[int, list[str]]:
     return 1, problems
 
 
+def check_experts_experiments(outputs: list[Output]) -> tuple[int, list[str]]:
+    """The full-information comparison at an honest epsilon: for each instance, the epsilons at
+    which "the best private variant beats Hedge" against the table of final regrets."""
+    problems, checked = [], 0
+    full = md_tables(find_output(outputs, "| **5 experts").text)[0]
+    header, section, groups = full[0], None, {}
+    for row in full[1:]:
+        if row[0].startswith("**"):
+            section = row[0].strip("*")
+            continue
+        groups.setdefault(section, {})[row[0]] = dict(zip(header[1:], row[1:]))
+    advice = find_output(outputs, "The best private variant beats Hedge at").text
+    for inst, eps_list in re.findall(r"- (.+?): FTL .*?beats Hedge at ε ∈ \{(.*?)\}", advice):
+        algs = groups[inst]
+        hedge = mean_se(algs["Hedge"]["no ε"])[0]
+        printed_set = set(eps_list.split(", ")) - {"none"}
+        for col in header[1:-1]:
+            eps = col.removeprefix("ε = ")
+            best = min((mean_se(v[col])[0] for a, v in algs.items()
+                        if a not in ("FTL", "Hedge", "Naive FTNL") and mean_se(v[col])),
+                       key=lambda n: n.lo)
+            checked += 1
+            if not agrees(eps in printed_set, less(best, hedge)):
+                problems.append(f"experts experiments, {inst}: 'beats Hedge' at ε = "
+                                f"{eps} printed {eps in printed_set}, the table says otherwise")
+    return checked, problems
+
+
 #: chapter -> the checker of its printed verdicts. Not listed: continual_release (its summary
-#: lines are computed from arrays that are not printed) and experts (it prints measurements
-#: beside exact values, and no verdict).
+#: lines are computed from arrays that are not printed), experts (it prints measurements
+#: beside exact values, and no verdict) and lower_bounds_deterministic (slopes only).
 VERDICT_CHECKERS = {
     "primer": check_primer,
     "dp_primer": check_dp_primer,
@@ -1212,6 +1219,7 @@ VERDICT_CHECKERS = {
     "lower_bounds": check_lower_bounds,
     "auditing": check_auditing,
     "comparison": check_comparison,
+    "experts_experiments": check_experts_experiments,
     "own_bandit": check_own_bandit,
 }
 
@@ -1238,6 +1246,9 @@ DOCTORED_OUTPUTS = {
     "lower_bounds": (r"(stays between )(\d+)", _flip_count),
     "auditing": (r"\| consistent \|", lambda m: "| VIOLATED |"),
     "comparison": (r"(cells won \(out of \d+ \): [^\d\n]+)(\d+)", _flip_count),
+    "experts_experiments": (r"(beats Hedge at ε ∈ \{)([^}]*)(\})",
+                            lambda m: m.group(1) + ("none" if m.group(2) != "none" else "0.1, 4")
+                            + m.group(3)),
     "own_bandit": (r"-> consistent", lambda m: "-> VIOLATED"),
     "gdp": (r"(type I errors? within two standard errors of G_mu at |G_mu at )(\d+)", _flip_count),
 }
