@@ -328,7 +328,7 @@ def test_figures_and_outputs(tiny, tmp_path):
 
 
 def test_ids_registered_for_the_chapter():
-    for id_ in ("compare-bandits", "compare-gap", "compare-fullinfo"):
+    for id_ in ("compare-bandits", "compare-gap", "compare-ranking"):
         assert id_ in dpl.experiments.ids()
         assert dpl.experiments.get(id_).chapter == "comparison"
 
@@ -339,7 +339,7 @@ def test_chapter_draws_its_tables_from_the_registered_experiments():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "book" / "comparison.md").read_text()
-    for id_ in ("compare-bandits", "compare-gap", "compare-fullinfo"):
+    for id_ in ("compare-bandits", "compare-gap", "compare-ranking"):
         assert f'dpl.experiments.run("{id_}")' in text
     assert 'for inst in data["leaderboard_instances"]' in text
     assert "cmp.leaderboard_markdown(data, inst)" in text

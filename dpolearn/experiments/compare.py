@@ -11,8 +11,8 @@
 The set-up (grid, instances, sizes, the common privacy scale) is in
 :mod:`~dpolearn.experiments.compare_setup`, the tables and the experiments derived from the
 same runs (``compare-ranking``, ``compare-gap``) in :mod:`~dpolearn.experiments.compare_views`,
-the full-information comparison (``compare-fullinfo``) in
-:mod:`~dpolearn.experiments.compare_fullinfo`; their public names are re-exported here, with
+the full-information comparison (``compare-fullinfo``, shown in the experts-experiments chapter)
+in :mod:`~dpolearn.experiments.compare_fullinfo`; their public names are re-exported here, with
 :func:`~dpolearn.accounting.privacy_level` and
 :func:`~dpolearn.accounting.gdp_equivalent_epsilon` (the chapter calls them as ``cmp.<name>``).
 """

@@ -1,4 +1,5 @@
-"""The full-information experiment of the comparison chapter (``book/comparison.md``).
+"""The full-information comparison at an honest epsilon, shown in the chapter on private experts in
+experiments (``book/experts_experiments.md``).
 
 ``compare-fullinfo`` -- FTL, Hedge, RNM-FTNL (strict noise families and the papers' presets)
 and the naive FTNL on two expert instances over the comparison's epsilon grid, each private
