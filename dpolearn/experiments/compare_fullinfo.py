@@ -121,4 +121,5 @@ def fullinfo_summary(data):
 
 register("compare-fullinfo",
          title="Full-information algorithms on common instances over an epsilon grid",
-         plot=_fullinfo_plot, summary=fullinfo_summary, chapter="experts_experiments")(fullinfo_compute)
+         plot=_fullinfo_plot, summary=fullinfo_summary,
+         chapter="experts_experiments")(fullinfo_compute)
