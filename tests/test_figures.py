@@ -176,9 +176,9 @@ def test_figures_page_lists_figures_that_chapters_exported(tmp_path):
     from types import SimpleNamespace
 
     path = pathlib.Path(__file__).resolve().parents[1] / "book" / "_ext" / "dpolearn_figures.py"
-    spec = importlib.util.spec_from_file_location("dpolearn_figures", path)
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    module_spec = importlib.util.spec_from_file_location("dpolearn_figures", path)
+    ext = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(ext)
     target = tmp_path / "_static" / ext.FIGURE_SUBDIR
     for name in ("hu2021-fig1", "gdp-tradeoff-widget"):
         (target / "x").parent.mkdir(parents=True, exist_ok=True)
