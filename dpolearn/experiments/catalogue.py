@@ -249,7 +249,7 @@ _PRIMER: dict[str, Factory] = {
     "TS (Beta)": lambda epsilon=None, horizon=None: BetaTS(),
 }
 
-#: preset name -> {display label: factory(epsilon, horizon, **options) -> Policy}
+#: preset name -> {display label: factory(epsilon, horizon, ``**options``) -> Policy}
 PRESETS: dict[str, dict[str, Factory]] = {
     "common": {**_COMMON_BANDITS, **_COMMON_FULLINFO},
     "tossou2016": _TOSSOU2016,
