@@ -249,3 +249,11 @@ def broken_book() -> Path:
         pytest.fail(f"fixture build failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n"
                     f"{proc.stderr[-3000:]}")
     return html
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium at a 1280 px window (``test_browser.open_browser``), one per process."""
+    from test_browser import open_browser
+
+    yield from open_browser()

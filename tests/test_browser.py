@@ -74,8 +74,10 @@ def find_chromium() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def browser():
+def open_browser():
+    """Headless Chromium at a 1280 px window, as a generator for the session fixture ``browser``
+    of ``conftest.py`` (one instance per test process: Playwright's sync API cannot run two
+    at once in one thread, so the test modules that need a browser all share that fixture)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

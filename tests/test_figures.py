@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
-from test_browser import browser, serve  # noqa: E402, F401  (headless Chromium, a local server)
+from test_browser import serve  # noqa: E402  (a local server; the browser fixture is conftest's)
 
 import dpolearn as dpl  # noqa: E402
 from dpolearn import _figure_audit as figure_audit  # noqa: E402
@@ -518,7 +518,7 @@ _SHOWN_IMAGES_JS = """() => {
 
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
-def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):  # noqa: F811,E501
+def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):
     """Headless Chromium at a 1280 px window (the browser fixture of test_browser.py): every
     image in a cell output, widget drawings included, is shown ``min(PNG width, width of its
     place)`` CSS pixels wide, the place's width being ``_figure_audit.available_width_px``
