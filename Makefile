@@ -9,7 +9,7 @@ JOBS ?= 2
 
 .PHONY: book test venv quick-book figures bench clean notebooks pdf
 
-$(STAMP): requirements.txt requirements-test.txt pyproject.toml
+$(STAMP): requirements.txt requirements-test.txt pyproject.toml bookkit/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
@@ -37,12 +37,12 @@ quick-book: $(STAMP)
 ## Regenerate book/*.ipynb, the committed Colab/Binder twins of the chapters in _toc.yml
 ## (commit them with `git add -f book/*.ipynb`; tests/test_notebooks.py checks they are in sync).
 notebooks: $(STAMP)
-	$(BIN)/python tools/sync_notebooks.py
+	$(BIN)/python -m bookkit.sync
 
 ## Lint (ruff, rules in pyproject.toml), then run every test (unit, statistical, privacy, and the
 ## quick-scale book build).
 test: $(STAMP)
-	$(BIN)/ruff check dpolearn tests tools benchmarks
+	$(BIN)/ruff check dpolearn bookkit tests tools benchmarks
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
 
 ## Regenerate every figure and table at paper scale under results/.
@@ -55,7 +55,7 @@ bench: $(STAMP)
 clean:
 	rm -rf _build
 
-## The PDF edition, printed from the HTML build by headless Chromium (tools/pdf.py):
+## The PDF edition, printed from the HTML build by headless Chromium (python -m bookkit.pdf):
 ##   make pdf                    the whole book at quick scale -> _build/pdf/dpolearn.pdf
 ##   make pdf CHAPTER=primer     one chapter                 -> _build/pdf/primer.pdf
 ##   make pdf PDF_SCALE=paper    the whole book from the paper-scale build (make book)
@@ -66,11 +66,11 @@ pdf: $(STAMP)
 	@if [ -n "$(CHAPTER)" ]; then \
 	  test -f book/$(CHAPTER).md || { echo "pdf: no chapter book/$(CHAPTER).md" >&2; exit 2; }; \
 	  tools/build_chapter.sh book/$(CHAPTER).md && \
-	  $(BIN)/python tools/pdf.py --html _build/chapter-$(CHAPTER)/_build/html --chapter $(CHAPTER); \
+	  $(BIN)/python -m bookkit.pdf --html _build/chapter-$(CHAPTER)/_build/html --chapter $(CHAPTER); \
 	elif [ "$(PDF_SCALE)" = paper ]; then \
-	  $(MAKE) book && $(BIN)/python tools/pdf.py --html _build/html; \
+	  $(MAKE) book && $(BIN)/python -m bookkit.pdf --html _build/html; \
 	else \
-	  $(MAKE) quick-book && $(BIN)/python tools/pdf.py --html _build/quick/_build/html; \
+	  $(MAKE) quick-book && $(BIN)/python -m bookkit.pdf --html _build/quick/_build/html; \
 	fi
 
 ## Privacy mutation campaign: every mutant of tools/mutants_catalogue.py applied to a temporary
@@ -85,21 +85,21 @@ mutants: $(STAMP)
 ##   .venv/bin/otter run -a _build/assignments/set1/set1-autograder.zip -o <dir> <submission>.ipynb
 .PHONY: assignments
 assignments: $(STAMP)
-	$(BIN)/python assignments/otter_sets.py --out _build/assignments
+	$(BIN)/python -m bookkit.assignments --out _build/assignments
 
-## Editions (tools/editions.py). The student edition: the book with every solution removed
+## Editions (python -m bookkit.editions). The student edition: the book with every solution removed
 ## (prose, code and outputs), HTML in _build/student/_build/html and plain-Markdown student
 ## notebooks in _build/student/notebooks (quick scale; DPOLEARN_SCALE=paper for the papers').
 ## The instructor kit: one solution notebook per chapter in _build/instructor-kit.
 .PHONY: student-book instructor-kit
 student-book: $(STAMP)
-	DPOLEARN_SCALE=$${DPOLEARN_SCALE:-quick} DPOLEARN_PROGRESS=0 $(BIN)/python tools/editions.py student
+	DPOLEARN_SCALE=$${DPOLEARN_SCALE:-quick} DPOLEARN_PROGRESS=0 $(BIN)/python -m bookkit.editions student
 
 instructor-kit: $(STAMP)
-	$(BIN)/python tools/editions.py instructor
+	$(BIN)/python -m bookkit.editions instructor
 
 ## API reference pages (book/api/*.rst and index.md), one per subpackage, regenerated from the
 ## package's __all__ lists; tests/test_api_reference.py fails when they are stale.
 .PHONY: api-pages
 api-pages: $(STAMP)
-	$(BIN)/python book/api/make_pages.py
+	$(BIN)/python -m bookkit.api_pages

@@ -20,12 +20,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+import reference  # benchmarks/reference.py: this script's folder is on sys.path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import reference  # noqa: E402
-
-import dpolearn as dpl  # noqa: E402
+import dpolearn as dpl
 
 MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
 EPSILON = 1.0

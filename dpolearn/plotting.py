@@ -1,12 +1,10 @@
-"""Figures in one style across the book, sized for the page they are shown on.
+"""Figures in one style across the book, sized for the book's page.
 
-The book's text column is :data:`COLUMN_WIDTH_PX` CSS pixels wide (sphinx-book-theme at a
-1280 px browser window). A figure is drawn :data:`FIGURE_WIDTH_IN` inches wide at
-``figure.dpi = 96`` (one image pixel per CSS pixel), so the PNG the page embeds is never scaled
-down and a font of ``f`` points is shown at ``f`` points. With at most two panels side by side
-and no text below :data:`MIN_FONT_PT`, every label stays legible at 100 % zoom. Every build of
-the book checks every figure a page displays against these rules, in the page's kernel
-(``dpolearn._figure_audit``), and fails on one that breaks them.
+A figure is drawn :data:`FIGURE_WIDTH_IN` inches wide at ``figure.dpi = 96`` (one image pixel
+per CSS pixel: about 653 px, inside the book's text column of 672 CSS pixels at a 1280 px
+browser window), so the PNG a page embeds is not scaled down and a font of ``f`` points is shown
+at ``f`` points. With at most two panels side by side and no text below 9 pt (:data:`STYLE`),
+every label stays legible at 100 % zoom.
 
 Every algorithm label has one colour, one line style and one marker book-wide
 (:func:`style_of`), so curves stay apart in greyscale print too. A multi-panel figure carries one
@@ -18,14 +16,13 @@ from __future__ import annotations
 import csv
 import os
 import re
-import sys
 import zlib
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive, show
+from ._validation import as_float_array, show
 from .simulate import Result
 
 __all__ = [
@@ -39,41 +36,22 @@ __all__ = [
     "errorbar",
     "shared_legend",
     "export",
-    "plotted_rows",
-    "display_scale",
     "LABEL_ORDER",
-    "COLUMN_WIDTH_PX",
     "FIGURE_WIDTH_IN",
-    "MIN_FONT_PT",
     "CSS_PX_PER_INCH",
     "EXPORT_DPI",
-    "FIGURE_DIR_ENV",
-    "FIGURE_PAGE_ENV",
     "ALGORITHM_LABELS",
     "VARIANT_LABELS",
     "MECHANISM_LABELS",
     "COUNTER_LABELS",
 ]
 
-#: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
-#: 1280 x 800 window (headless Chromium, built primer page: a 1411 px PNG was shown 672 px wide;
-#: the article's content box is 688 px). Narrower windows down to 992 px give wider columns.
-COLUMN_WIDTH_PX = 672
 #: CSS pixels per inch (a fixed ratio in every browser at 100 % zoom).
 CSS_PX_PER_INCH = 96
 #: Figure width: 6.8 in at 96 dpi is 653 px, inside the column with room for ``bbox="tight"``.
 FIGURE_WIDTH_IN = 6.8
-#: Smallest font size, in points at display size, that any figure text may have.
-MIN_FONT_PT = 9.0
 #: Resolution of the exported PNG files (slides, printed notes).
 EXPORT_DPI = 200
-#: Environment variable naming the directory :func:`export` writes to by default.
-FIGURE_DIR_ENV = "DPOLEARN_FIGURE_DIR"
-#: Environment variable naming the page being executed; with :data:`FIGURE_DIR_ENV` set (both
-#: are set by the book build), a figure that a chapter's ``draw_<what>`` function makes with
-#: :func:`subplots` (a widget's drawing) is exported once, at its first (default) call, as
-#: ``<page>-<what>``.
-FIGURE_PAGE_ENV = "DPOLEARN_FIGURE_PAGE"
 
 _PANEL_HEIGHT_IN = {1: 3.7, 2: 2.75}          # height of one row of panels, by columns
 
@@ -85,7 +63,7 @@ STYLE = {
     "savefig.bbox": "tight",
     # a thin margin around the tight box: a figure of the column width is 652 px, which fits
     # every place a page gives an uncaptioned figure or a widget's drawing (the narrowest, a
-    # widget in a collapsed output, is 662 px at a 1280 px window; see _figure_audit)
+    # widget in a collapsed output, is 662 px at a 1280 px window)
     "savefig.pad_inches": 0.04,
     "lines.linewidth": 1.8,
     "lines.markersize": 5.0,
@@ -235,46 +213,7 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
     kwargs["figsize"] = (FIGURE_WIDTH_IN, row * nrows + (0.2 if nrows > 1 else 0.0))
     kwargs.setdefault("squeeze", False)
     kwargs.setdefault("layout", "constrained")
-    fig, axes = plt.subplots(nrows, ncols, **kwargs)
-    _queue_chapter_export(fig, sys._getframe(1))
-    return fig, axes
-
-
-_PENDING_EXPORTS: List[Any] = []
-_EXPORTED_NAMES: set = set()
-
-
-def _queue_chapter_export(fig, caller) -> None:
-    """During a book build, remember a figure drawn by a chapter function for export."""
-    page, outdir = os.environ.get(FIGURE_PAGE_ENV), os.environ.get(FIGURE_DIR_ENV)
-    function = caller.f_code.co_name
-    if (not page or not outdir or function.startswith("<")
-            or caller.f_globals.get("__name__", "").startswith("dpolearn")):
-        return                        # experiment figures are exported under their own ids
-    name = f"{page}-{function.removeprefix('draw_').strip('_')}"
-    if name in _EXPORTED_NAMES:
-        return                        # only the first (default) drawing of a widget
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
-    _EXPORTED_NAMES.add(name)
-    if _flush_chapter_exports not in shell.events.callbacks["post_run_cell"]:
-        shell.events.register("post_run_cell", _flush_chapter_exports)
-    _PENDING_EXPORTS.append((fig, name))
-
-
-def _flush_chapter_exports(*_args) -> None:
-    """After a cell ran: export the figures it drew (they are complete by then)."""
-    while _PENDING_EXPORTS:
-        fig, name = _PENDING_EXPORTS.pop(0)
-        try:
-            export(fig, name)
-        except Exception as exc:       # never break a chapter over a figure file
-            print(f"dpolearn: could not export figure {name!r}: {exc}", file=sys.stderr)
+    return plt.subplots(nrows, ncols, **kwargs)
 
 
 def _markevery(label: str):
@@ -438,20 +377,6 @@ def _rc(key: str):
     return value
 
 
-def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH_PX) -> float:
-    """Ratio of a point's displayed size to its nominal size for a figure shown on the page.
-
-    The page shows the PNG at ``min(rendered, column)`` CSS pixels (images have
-    ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
-    ``f * (dpi / 96) * (shown / rendered)`` CSS points.
-    """
-    _check_figure(fig)
-    rendered_width_px = check_positive("rendered_width_px", rendered_width_px)
-    column_px = check_positive("column_px", column_px)
-    shown = min(float(rendered_width_px), float(column_px))
-    return (fig.dpi / CSS_PX_PER_INCH) * shown / float(rendered_width_px)
-
-
 # ---------------------------------------------------------------- figure files for lecturing
 def _panel_names(fig) -> Dict[Any, str]:
     axes = [ax for ax in fig.axes if ax.axison and (ax.get_lines() or ax.collections
@@ -465,15 +390,8 @@ def _cell(value: float):
     return "" if not np.isfinite(value) else float(value)
 
 
-def plotted_rows(fig) -> List[Dict[str, Any]]:
-    """The data a figure plots, one row per point of every labelled line, bar or heat-map cell.
-
-    Columns: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
-    (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
-    else empty). A horizontal reference line has an empty ``x`` (a vertical one an empty ``y``);
-    a bar gives its centre and height; a heat map gives one row per cell (``series`` its row,
-    ``x`` its column, ``y`` the value).
-    """
+def _plotted_rows(fig) -> List[Dict[str, Any]]:
+    """The rows of :func:`export`'s CSV: the data ``fig`` plots (columns in its docstring)."""
     from matplotlib.container import BarContainer
 
     _check_figure(fig)
@@ -511,8 +429,15 @@ def plotted_rows(fig) -> List[Dict[str, Any]]:
     return rows
 
 
-def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Optional[Path]:
+def export(fig, name: str, outdir: Union[str, os.PathLike]) -> Path:
     """Write ``<name>.svg``, ``<name>.png`` (at :data:`EXPORT_DPI`) and ``<name>.csv``.
+
+    The CSV holds the data the figure plots, one row per point of every labelled line, bar or
+    heat-map cell: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
+    (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
+    as drawn by :func:`regret` and :func:`errorbar`; else empty). A horizontal reference line
+    has an empty ``x`` (a vertical one an empty ``y``); a bar gives its centre and height; a
+    heat map gives one row per cell (``series`` its row, ``x`` its column, ``y`` the value).
 
     Parameters
     ----------
@@ -520,21 +445,19 @@ def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Opti
     name : str
         A stable file name (the experiment id, e.g. ``"hu2021-fig1"``); letters, digits,
         ``-``, ``_`` and ``.`` only.
-    outdir : path, optional
-        Target directory; by default ``$DPOLEARN_FIGURE_DIR``. When neither is set nothing is
-        written (a chapter run outside a book build stays side-effect free).
+    outdir : str or path
+        Target directory (created if missing).
 
     Returns
     -------
-    Path or None
+    Path
         The directory written to.
     """
     _check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
-    outdir = outdir if outdir is not None else os.environ.get(FIGURE_DIR_ENV)
-    if not outdir:
-        return None
+    if not isinstance(outdir, (str, os.PathLike)) or not str(outdir):
+        raise TypeError(f"outdir must be a directory path, got {show(outdir)}")
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     fig.savefig(outdir / f"{name}.svg")
@@ -542,5 +465,5 @@ def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Opti
     with open(outdir / f"{name}.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["panel", "series", "x", "y", "se"])
         writer.writeheader()
-        writer.writerows(plotted_rows(fig))
+        writer.writerows(_plotted_rows(fig))
     return outdir

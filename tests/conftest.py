@@ -9,7 +9,7 @@ package tests. The build is additionally guarded by a file lock and a stamp that
 run's id, so that even without the group (or with ``-p no:xdist``) it happens at most once per run.
 
 The student edition (``make student-book``: the book without solutions, see
-``tools/editions.py``) is the second build of a run: fixture ``student_book``, the same lock and
+``bookkit.editions``) is the second build of a run: fixture ``student_book``, the same lock and
 stamp scheme, its tests in their own xdist group ("student-book") so that it builds on one worker
 while the public book builds on the other.
 
@@ -164,9 +164,9 @@ STUDENT_LOCK = ROOT / "_build" / "student-build.lock"
 
 
 def _run_student_build() -> BookBuild:
-    """``make student-book`` at quick scale (tools/editions.py student)."""
+    """``make student-book`` at quick scale (python -m bookkit.editions student)."""
     env = dict(os.environ, DPOLEARN_SCALE="quick", DPOLEARN_PROGRESS="0")
-    cmd = [sys.executable, str(ROOT / "tools" / "editions.py"), "student"]
+    cmd = [sys.executable, "-m", "bookkit.editions", "student"]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,

@@ -25,16 +25,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bookkit.assignments import exercise_numbers
+from bookkit.expected_outputs import question_numbers
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
 SETS = ("set1", "set2", "set3")
 BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.xdist_group("assignments")
-
-sys.path.insert(0, str(ROOT / "assignments"))
-from expected_outputs import question_numbers  # noqa: E402 (found through sys.path above)
-from otter_sets import exercise_numbers  # noqa: E402
 
 # Wrong answers: (question, text in the solution cell, replacement). Each is a mistake a student
 # could plausibly make, and each must be caught by a hidden test of its question.
@@ -201,13 +200,13 @@ def test_committed_student_notebook_is_current(built, set_name):
     """The Assignments page links assignments/student/<set>.ipynb: it must be today's build."""
     committed = ROOT / "assignments" / "student" / f"{set_name}.ipynb"
     assert committed.exists(), (
-        f"missing {committed}: run python assignments/otter_sets.py --sync-student"
+        f"missing {committed}: run python -m bookkit.assignments --sync-student"
     )
 
     def cells(path):
         return [(c.cell_type, c.source) for c in nbformat.read(path, as_version=4).cells]
     assert cells(committed) == cells(built / set_name / f"{set_name}.ipynb"), (
-        f"{committed.name} is stale: run python assignments/otter_sets.py --sync-student "
+        f"{committed.name} is stale: run python -m bookkit.assignments --sync-student "
         "and commit it"
     )
 

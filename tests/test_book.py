@@ -8,7 +8,6 @@ notebooks it leaves; nothing here executes a notebook again.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -17,13 +16,14 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from bookkit import book
+from bookkit import notebook as m2n
+from bookkit import vendor as vendor_assets
+from bookkit.book import toc_files
+from bookkit.sphinx import book as dpolearn_book
+from bookkit.sync import notebook_chapters
 
-import dpolearn_book  # noqa: E402
-import vendor_assets  # noqa: E402
-from sync_notebooks import notebook_chapters, toc_files  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
 
@@ -252,7 +252,7 @@ def test_launch_buttons_point_at_existing_notebooks(quick_book):
         nb_path = f"{doc}.ipynb"
         assert (ROOT / nb_path).exists(), (
             f"{nb_path} is missing, so the Colab button would point at the .md (which Colab "
-            "cannot open): run `.venv/bin/python tools/sync_notebooks.py`, commit book/*.ipynb")
+            "cannot open): run `.venv/bin/python -m bookkit.sync`, commit book/*.ipynb")
         binder = f"https://mybinder.org/v2/gh/{org_repo}/{branch}?urlpath=lab/tree/{nb_path}"
         colab = f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{nb_path}"
         assert binder in links, f"{doc}: no Binder link {binder}"
@@ -265,7 +265,7 @@ def test_launch_buttons_point_at_existing_notebooks(quick_book):
 
 
 def test_notebook_downloads_start_with_the_install_cell(quick_book):
-    url, _ = dpolearn_book.repository_settings()
+    url, _ = book.repository_settings()
     for md in notebook_chapters():
         doc = md.relative_to(ROOT).with_suffix("").as_posix()
         soup = _soup(quick_book.html / f"{doc}.html")
@@ -275,10 +275,10 @@ def test_notebook_downloads_start_with_the_install_cell(quick_book):
         target = _local_target(quick_book.html / f"{doc}.html", hrefs[0])
         nb = nbformat.read(target, as_version=4)
         first = nb.cells[0]
-        assert first.cell_type == "code" and dpolearn_book.INSTALL_TAG in first.metadata["tags"]
+        assert first.cell_type == "code" and m2n.INSTALL_TAG in first.metadata["tags"]
         # pinned to the tagged release of the package version (v<version>), not a branch
-        assert first.source == dpolearn_book.install_source(url)
-        has_code = any(c.cell_type == "code" and dpolearn_book.INSTALL_TAG not in
+        assert first.source == m2n.install_source(url)
+        has_code = any(c.cell_type == "code" and m2n.INSTALL_TAG not in
                        c.metadata.get("tags", []) for c in nb.cells)
         if has_code:                       # a page of prose only (open problems) has no outputs
             assert any(c.get("outputs") for c in nb.cells), f"{doc}: download has no outputs"

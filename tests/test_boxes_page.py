@@ -5,15 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from bookkit import boxes as boxes_page
+from bookkit.book import toc_files
 
-import boxes_page  # noqa: E402
-from sync_notebooks import toc_files  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_page_is_current():
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "boxes_page.py"), "--check"],
+    proc = subprocess.run([sys.executable, "-m", "bookkit.boxes", "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -29,7 +29,6 @@ import http.server
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -39,9 +38,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from bookkit.book import toc_files
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-from sync_notebooks import toc_files  # noqa: E402
 
 pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
 

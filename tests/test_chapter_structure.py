@@ -30,16 +30,14 @@ heading); the tests at the end feed them doctored chapter texts that each must r
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from bookkit.book import toc_files
 
-from myst_to_notebook import toc_files  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Pages of ``_toc.yml`` that are not chapters, each with the reason (see the module docstring).
 NOT_CHAPTERS: dict[str, str] = {

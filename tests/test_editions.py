@@ -19,7 +19,6 @@ come from a solution. The tests then check
 from __future__ import annotations
 
 import re
-import sys
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,11 +26,10 @@ from urllib.parse import urlsplit
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from bookkit import book, editions
+from bookkit import notebook as m2n
 
-import editions  # noqa: E402
-import myst_to_notebook as m2n  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 MIN_PROSE = 30        # characters of a prose fragment (shorter runs are too common)
 MIN_CODE = 20         # characters of a code-line fragment
@@ -222,7 +220,7 @@ def test_search_finds_solutions_when_stripping_is_disabled(tmp_path, monkeypatch
     assert set(hits(fragments, notebook_text(public))) == set(fragments)
 
     monkeypatch.setattr(m2n, "strip_solutions", lambda text: editions.Stripped(text, []))
-    m2n._cached_index.cache_clear()
+    book._cached_index.cache_clear()
     leaky = m2n.convert_chapter(md, "student", root=tmp_path, version="9.9.9")
     found = hits(fragments, notebook_text(leaky))
     assert ("syn", "ex-syn-code-1") in found, "the gated solution's prose and code must leak"
@@ -260,7 +258,7 @@ def test_every_solution_is_found_and_searchable():
                        f"{empty}")
 
 
-@pytest.mark.parametrize("md", [p for p in editions._toc_chapters() if m2n.is_notebook_source(p)],
+@pytest.mark.parametrize("md", [p for p in editions._toc_chapters() if book.is_notebook_source(p)],
                          ids=lambda p: p.stem)
 def test_student_notebook_has_no_solution_and_public_has_all(md):
     _, fragments = book_solutions()
@@ -332,7 +330,7 @@ def test_student_site_links_only_student_notebooks(student_book):
     from bs4 import BeautifulSoup
 
     for md in editions._toc_chapters():
-        if not m2n.is_notebook_source(md):
+        if not book.is_notebook_source(md):
             continue
         doc = md.relative_to(ROOT).with_suffix("").as_posix()
         page = student_book.html / f"{doc}.html"

@@ -2,15 +2,15 @@
 
 The page shows a figure's PNG (rendered as Jupyter's inline backend does: ``bbox_inches="tight"``
 at the figure's dpi) at ``min(PNG width, column width)`` CSS pixels, the column width being
-``plotting.COLUMN_WIDTH_PX`` (672 px at a 1280 px window; the Chromium test below measures
+``figure_audit.COLUMN_WIDTH_PX`` (672 px at a 1280 px window; the Chromium test below measures
 every image of the quick build). A font of ``f`` points is then shown at
-``f * plotting.display_scale(fig, png_width)`` points; every visible text must come out at
->= ``plotting.MIN_FONT_PT`` (9 pt), and a multi-panel figure has one legend. The checks
-(``dpolearn._figure_audit``) read the figure's own objects: each Text artist's size in points,
-the figure's size in inches and dpi, and the PNG's pixel width.
+``f * figure_audit.display_scale(fig, png_width)`` points; every visible text must come out at
+>= ``figure_audit.MIN_FONT_PT`` (9 pt), and a multi-panel figure has one legend. The checks
+(``bookkit.figures``, the book's machinery) read the figure's own objects: each Text artist's
+size in points, the figure's size in inches and dpi, and the PNG's pixel width.
 
 They run here on every experiment figure, and in the book build on every figure a page
-displays, whichever code drew it: the build's kernels load ``dpolearn._figure_audit`` as an
+displays, whichever code drew it: the build's kernels load ``bookkit.figures`` as an
 IPython extension, and the book's extension fails the build on a failing figure (tested on a
 planted page) and writes ``_static/figure-audit.json``, which the quick-build tests read.
 
@@ -34,7 +34,8 @@ from PIL import Image  # noqa: E402
 from test_browser import serve  # noqa: E402  (a local server; the browser fixture is conftest's)
 
 import dpolearn as dpl  # noqa: E402
-from dpolearn import _figure_audit as figure_audit  # noqa: E402
+from bookkit import figures as figure_audit  # noqa: E402
+from bookkit.sphinx import figures as figures_ext  # noqa: E402
 from dpolearn import plotting  # noqa: E402
 
 #: Experiments measured at more than about 5 s at quick scale (2-core machine, empty cache).
@@ -56,7 +57,7 @@ def _figure_ids():
 
 
 # ------------------------------------------------------------------ the checks
-# (in the package, so that a book build's kernels run the same ones: dpolearn._figure_audit)
+# (in the book's machinery, so that a book build's kernels run the same ones: bookkit.figures)
 page_png = figure_audit.page_png
 legibility_problems = figure_audit.legibility_problems
 
@@ -88,10 +89,14 @@ def test_checker_rejects_small_text_wide_figures_and_many_legends():
 def test_display_scale_formula():
     fig = plt.figure(figsize=(7.0, 3.0), dpi=100)
     # 700 px rendered, 672 shown: a point is 100/96 * 672/700 = 1.0 of its nominal size
-    assert plotting.display_scale(fig, 700, 672) == pytest.approx(100 / 96 * 672 / 700)
+    assert figure_audit.display_scale(fig, 700, 672) == pytest.approx(100 / 96 * 672 / 700)
     # narrower than the column: shown at its own size, 1 px per CSS px at 96 dpi
     fig.set_dpi(96)
-    assert plotting.display_scale(fig, 600, 672) == pytest.approx(1.0)
+    assert figure_audit.display_scale(fig, 600, 672) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="rendered_width_px.*0"):
+        figure_audit.display_scale(fig, 0)
+    with pytest.raises(TypeError, match="column_px"):
+        figure_audit.display_scale(fig, 600, "wide")
     plt.close(fig)
 
 
@@ -158,13 +163,17 @@ def test_export_writes_svg_png_at_200_dpi_and_the_plotted_data(tmp_path):
         pytest.approx([0.5, 2.0, 0.1, 1.0, 1.0, 0.2])
 
 
-def test_export_without_a_directory_writes_nothing(monkeypatch, tmp_path):
-    monkeypatch.delenv(plotting.FIGURE_DIR_ENV, raising=False)
+def test_export_needs_a_directory_and_a_plain_name(monkeypatch, tmp_path):
+    """The library writes where it is told, never where an environment variable points."""
+    monkeypatch.setenv(figure_audit.FIGURE_DIR_ENV, str(tmp_path / "build"))
     fig, _ = plotting.subplots()
-    assert plotting.export(fig, "nothing") is None
-    monkeypatch.setenv(plotting.FIGURE_DIR_ENV, str(tmp_path))
-    assert plotting.export(fig, "something") == tmp_path
-    assert (tmp_path / "something.svg").exists()
+    with pytest.raises(TypeError, match="outdir"):
+        plotting.export(fig, "nothing")
+    with pytest.raises(TypeError, match="outdir.*None"):
+        plotting.export(fig, "nothing", None)
+    assert plotting.export(fig, "something", str(tmp_path / "out")) == tmp_path / "out"
+    assert (tmp_path / "out" / "something.svg").exists()
+    assert not (tmp_path / "build").exists()
     with pytest.raises(ValueError, match="name"):
         plotting.export(fig, "../escape", tmp_path)
     plt.close(fig)
@@ -172,13 +181,9 @@ def test_export_without_a_directory_writes_nothing(monkeypatch, tmp_path):
 
 def test_figures_page_lists_figures_that_chapters_exported(tmp_path):
     """The build extension adds every exported file that is not an experiment's to the page."""
-    import importlib.util
     from types import SimpleNamespace
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "book" / "_ext" / "dpolearn_figures.py"
-    module_spec = importlib.util.spec_from_file_location("dpolearn_figures", path)
-    ext = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(ext)
+    ext = figures_ext
     target = tmp_path / "_static" / ext.FIGURE_SUBDIR
     for name in ("hu2021-fig1", "gdp-tradeoff-widget"):
         (target / "x").parent.mkdir(parents=True, exist_ok=True)
@@ -210,7 +215,7 @@ def test_every_figure_on_the_pages_is_shown_at_its_own_size(quick_book):
             if "_images" not in path.parts or not path.exists():
                 continue
             width = Image.open(path).size[0]
-            if width > plotting.COLUMN_WIDTH_PX:
+            if width > figure_audit.COLUMN_WIDTH_PX:
                 too_wide.append(f"{page.name}: {src} is {width} px")
     assert too_wide == [], "\n".join(too_wide)
 
@@ -221,9 +226,15 @@ def test_widget_drawings_are_exported_once_during_a_book_build(monkeypatch, tmp_
     figures are not (the experiment figures are exported under their ids)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    monkeypatch.setenv(plotting.FIGURE_DIR_ENV, str(tmp_path))
-    monkeypatch.setenv(plotting.FIGURE_PAGE_ENV, "testpage")
+    monkeypatch.setenv(figure_audit.FIGURE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "testpage")
     shell = InteractiveShell.instance()
+    original = plotting.subplots
+    monkeypatch.setattr(plotting, "subplots", original)      # undone after the test
+    assert figure_audit.export_chapter_figures(shell) is True
+    assert plotting.subplots is not original and plotting.subplots.wrapped is original
+    assert figure_audit.export_chapter_figures(shell) is True   # idempotent: wrapped once
+    assert plotting.subplots.wrapped is original
     cell = ("import dpolearn as dpl\n"
             "def draw_thing(level=1.0):\n"
             "    fig, axes = dpl.plotting.subplots()\n"
@@ -240,15 +251,28 @@ def test_widget_drawings_are_exported_once_during_a_book_build(monkeypatch, tmp_
     plt.close("all")
 
 
-def test_plotted_rows_include_bars_and_heat_maps():
+def test_widget_drawings_are_not_exported_outside_a_book_build(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.delenv(figure_audit.FIGURE_DIR_ENV, raising=False)
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "testpage")
+    original = plotting.subplots
+    monkeypatch.setattr(plotting, "subplots", original)
+    assert figure_audit.export_chapter_figures(InteractiveShell.instance()) is False
+    assert plotting.subplots is original
+
+
+def test_exported_data_include_bars_and_heat_maps(tmp_path):
     fig, axes = plotting.subplots(1, 2)
     axes[0, 0].bar([0, 1], [0.25, 0.75], label="P(selected)")
     axes[0, 1].imshow(np.array([[1.0, 2.0], [3.0, 4.0]]))
-    rows = plotting.plotted_rows(fig)
+    plotting.export(fig, "bars", tmp_path)
     plt.close(fig)
-    bars = [(r["x"], r["y"]) for r in rows if r["panel"] == "a"]
+    with open(tmp_path / "bars.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    bars = [(float(r["x"]), float(r["y"])) for r in rows if r["panel"] == "a"]
     assert bars == [(0.0, 0.25), (1.0, 0.75)]
-    cells = [(r["series"], r["x"], r["y"]) for r in rows if r["panel"] == "b"]
+    cells = [(r["series"], int(r["x"]), float(r["y"])) for r in rows if r["panel"] == "b"]
     assert cells == [("row 1", 1, 1.0), ("row 1", 2, 2.0), ("row 2", 1, 3.0), ("row 2", 2, 4.0)]
 
 
@@ -288,7 +312,7 @@ def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeyp
     monkeypatch.delenv(figure_audit.AUDIT_DIR_ENV, raising=False)
     assert figure_audit.install(shell) is False          # outside a book build: nothing
     monkeypatch.setenv(figure_audit.AUDIT_DIR_ENV, str(tmp_path))
-    monkeypatch.setenv(plotting.FIGURE_PAGE_ENV, "planted")
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "planted")
     try:
         assert figure_audit.install(shell) is True
         shown = shell.display_formatter.format(fig)[0]["image/png"]
@@ -310,12 +334,12 @@ def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeyp
     records = figure_audit.read_records(tmp_path)["planted"]
     assert [r["index"] for r in records] == [1, 2]
     bad, ok = records
-    assert bad["png_px"][0] <= plotting.COLUMN_WIDTH_PX and bad["display_scale"] == 1.0
+    assert bad["png_px"][0] <= figure_audit.COLUMN_WIDTH_PX and bad["display_scale"] == 1.0
     assert bad["min_font_pt"] == 5.0 and bad["panels"] == 2 and bad["legends"] == 2
     assert len(bad["problems"]) == 2
     assert "'tiny label' is 5 pt" in bad["problems"][0]
     assert "2 panels with 2 legends (want 1)" in bad["problems"][1]
-    assert ok["problems"] == [] and ok["min_font_pt"] >= plotting.MIN_FONT_PT
+    assert ok["problems"] == [] and ok["min_font_pt"] >= figure_audit.MIN_FONT_PT
 
     cell = bad["cell"]
     warnings = figure_audit.audit_warnings(records, {cell: {"images": 2}})
@@ -333,12 +357,12 @@ def test_audit_checks_each_figure_against_the_width_of_its_place():
     figure in a box (collapsed output or solution), or a widget's drawing in a box."""
     boxed_captioned = figure_audit.available_width_px(captioned=True, boxed=True)
     boxed_widget = figure_audit.available_width_px(boxed=True, widget=True)
-    assert figure_audit.available_width_px(captioned=True) == plotting.COLUMN_WIDTH_PX
-    assert boxed_captioned < boxed_widget < plotting.COLUMN_WIDTH_PX
+    assert figure_audit.available_width_px(captioned=True) == figure_audit.COLUMN_WIDTH_PX
+    assert boxed_captioned < boxed_widget < figure_audit.COLUMN_WIDTH_PX
     rec = {"index": 1, "cell": 4, "widget": False, "png_px": [663, 300], "min_font_pt": 9.0,
            "problems": []}
     fits = figure_audit.audit_page([rec], {4: {"images": 1, "captioned": True}})[0][0]
-    assert fits["problems"] == [] and fits["shown_in_px"] == plotting.COLUMN_WIDTH_PX
+    assert fits["problems"] == [] and fits["shown_in_px"] == figure_audit.COLUMN_WIDTH_PX
     boxed = figure_audit.audit_page([rec], {4: {"images": 1, "captioned": True,
                                                 "boxed": True}})[0][0]
     shown = 9.0 * boxed_captioned / 663
@@ -391,10 +415,9 @@ def test_a_book_with_an_illegible_figure_fails_to_build(tmp_path):
     import subprocess
     import sys
 
-    ext = pathlib.Path(__file__).resolve().parents[1] / "book" / "_ext"
     (tmp_path / "_config.yml").write_text(
         "title: planted\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: force\n"
-        f"sphinx:\n  local_extensions:\n    dpolearn_figures: {ext}\n  config:\n"
+        "sphinx:\n  extra_extensions:\n    - bookkit.sphinx.figures\n  config:\n"
         "    nb_execution_raise_on_error: true\n")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: index\nchapters:\n"
                                        "  - file: planted\n")
@@ -479,7 +502,7 @@ def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_b
     import json
 
     audit = json.loads((quick_book.html / "_static" / "figure-audit.json").read_text())
-    assert audit["column_px"] == plotting.COLUMN_WIDTH_PX
+    assert audit["column_px"] == figure_audit.COLUMN_WIDTH_PX
     failing = [f"{f['page']} figure {f['index']} (cell [{f['cell']}]): {p}"
                for f in audit["figures"] for p in f["problems"]]
     assert failing == [], "\n".join(failing)
@@ -521,7 +544,7 @@ _SHOWN_IMAGES_JS = """() => {
 def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):
     """Headless Chromium at a 1280 px window (the browser fixture of test_browser.py): every
     image in a cell output, widget drawings included, is shown ``min(PNG width, width of its
-    place)`` CSS pixels wide, the place's width being ``_figure_audit.available_width_px``
+    place)`` CSS pixels wide, the place's width being ``figure_audit.available_width_px``
     (captioned or not, in a box or not, a widget's drawing or not): the display model with
     which the build's audit turns each figure's font sizes into shown sizes."""
     site, stop = serve(quick_book.html)

@@ -757,10 +757,9 @@ CASES = {
     "dpolearn.plotting.shared_legend": [
         (lambda: plotting.shared_legend("fig"), TypeError, "fig"),
     ],
-    "dpolearn.plotting.export": [(lambda: plotting.export("fig", "name"), TypeError, "fig")],
-    "dpolearn.plotting.plotted_rows": [(lambda: plotting.plotted_rows("fig"), TypeError, "fig")],
-    "dpolearn.plotting.display_scale": [
-        (lambda: plotting.display_scale(_figure()[0], 0), ValueError, "rendered_width_px.*0"),
+    "dpolearn.plotting.export": [
+        (lambda: plotting.export("fig", "name", "out"), TypeError, "fig"),
+        (lambda: plotting.export(_figure()[0], "name", None), TypeError, "outdir.*None"),
     ],
 }
 

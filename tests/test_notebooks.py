@@ -2,7 +2,7 @@
 
 What readers get outside the HTML book is the ``.ipynb`` twin of each chapter: committed as
 ``book/<chapter>.ipynb`` for Colab and Binder, and offered by the ".ipynb" download button.
-Both are the chapter converted to plain Markdown and code (``tools/myst_to_notebook.py``).
+Both are the chapter converted to plain Markdown and code (``bookkit.notebook``).
 These tests check that the committed twins are in sync with the ``.md`` chapters, that their
 first cell installs the tagged release of ``dpolearn`` when it is missing, that no MyST markup
 survives in them or in the student notebooks once rendered by ``jupyter nbconvert --to html``
@@ -28,20 +28,19 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from bookkit import book, editions
+from bookkit import notebook as m2n
+from bookkit.sphinx import book as dpolearn_book
+from bookkit.sync import notebook_chapters, stale
 
-import dpolearn_book  # noqa: E402
-import myst_to_notebook as m2n  # noqa: E402
-from sync_notebooks import notebook_chapters, stale  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CELL_TIMEOUT = 300        # seconds per cell; quick-scale chapters take at most ~60 s in total
 CHAPTERS = notebook_chapters()
 
 
 # Widget cells sometimes stall nbclient for a whole cell timeout (jupyter/nbclient#312); the
-# book build uses the same work-around (book/_ext/dpolearn_book.py).
+# book build uses the same work-around (bookkit.sphinx.book).
 dpolearn_book.patch_nbclient_reply_polling()
 
 
@@ -50,26 +49,26 @@ def test_paired_notebooks_are_in_sync():
     assert not problems, (
         "book/*.ipynb (what Colab and Binder open) must match the .md chapters: "
         + "; ".join(problems)
-        + ". Run `.venv/bin/python tools/sync_notebooks.py` and commit with "
+        + ". Run `.venv/bin/python -m bookkit.sync` and commit with "
           "`git add -f book/*.ipynb`.")
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
 def test_paired_notebook_starts_with_install_cell(md):
     nb = nbformat.reads(dpolearn_book.paired_notebook(md), as_version=4)
-    url, _ = dpolearn_book.repository_settings()
+    url, _ = book.repository_settings()
     version = m2n.release_version()
     first = nb.cells[0]
     assert first.cell_type == "code"
-    assert first.metadata["tags"] == [dpolearn_book.INSTALL_TAG]
+    assert first.metadata["tags"] == [m2n.INSTALL_TAG]
     assert f'"dpolearn @ git+{url.rstrip("/")}@v{version}"' in first.source
     assert 'dpl.experiments.set_scale("paper")' in first.source
-    assert not any(dpolearn_book.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells[1:])
+    assert not any(m2n.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells[1:])
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
 
 
 def test_install_source_follows_repository_url_and_release():
-    src = dpolearn_book.install_source("https://github.com/someone/fork.git/", "1.2.3")
+    src = m2n.install_source("https://github.com/someone/fork.git/", "1.2.3")
     assert '%pip install --quiet "dpolearn @ git+https://github.com/someone/fork@v1.2.3"' in src
 
 
@@ -90,7 +89,7 @@ def _run_install_cell(importable: bool) -> str:
         shell = InteractiveShell.instance()
         calls = []
         shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
-        result = shell.run_cell({dpolearn_book.install_source()!r})
+        result = shell.run_cell({m2n.install_source()!r})
         result.raise_error()
         print(repr(calls))
     """)
@@ -102,7 +101,7 @@ def _run_install_cell(importable: bool) -> str:
 
 def test_install_cell_installs_only_when_dpolearn_is_missing():
     assert _run_install_cell(importable=True) == "[]"
-    url, _ = dpolearn_book.repository_settings()
+    url, _ = book.repository_settings()
     assert _run_install_cell(importable=False) == (
         f"['install --quiet \"dpolearn @ git+{url.rstrip('/')}@v{m2n.release_version()}\"']")
 
@@ -161,8 +160,6 @@ def test_leftover_check_catches_raw_myst(tmp_path):
 
 def test_notebooks_render_without_myst_markup(tmp_path):
     """Every committed twin and every student notebook, rendered by nbconvert, is plain."""
-    import editions
-
     committed = [md.with_suffix(".ipynb") for md in CHAPTERS]
     student = editions.write_notebooks("student", tmp_path / "student")
     assert len(student) == len(committed)

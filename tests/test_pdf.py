@@ -1,4 +1,4 @@
-"""The PDF edition: one chapter printed from the quick book build (``tools/pdf.py``).
+"""The PDF edition: one chapter printed from the quick book build (``bookkit.pdf``).
 
 Checks what a lecturer printing the chapter would look at: it has a sensible number of pages, it
 contains the chapter's theorem titles, its math was typeset by MathJax (formulas counted in the
@@ -39,7 +39,7 @@ def chapter_pdf(quick_book, tmp_path_factory):
         pytest.fail("the PDF test needs Debian's chromium and poppler-utils: run "
                     "tools/install_debian_deps.sh (.ci/run does)")
     out = tmp_path_factory.mktemp("pdf") / f"{CHAPTER}.pdf"
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "pdf.py"), "--html",
+    proc = subprocess.run([sys.executable, "-m", "bookkit.pdf", "--html",
                            str(quick_book.html), "--chapter", CHAPTER, "--out", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -13,18 +13,16 @@ seen to fail when it should.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
+
+from bookkit.book import is_notebook_source, toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 READINGS = BOOK / "readings.md"
 THIS_FILE = Path(__file__).resolve()
-
-sys.path.insert(0, str(ROOT / "tools"))
-from myst_to_notebook import is_notebook_source, toc_files  # noqa: E402 (via sys.path)
 
 #: A cited reading or erratum name; not preceded by a letter, digit or hyphen, so that
 #: "proof-reading-style" is not taken for a citation.

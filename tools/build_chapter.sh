@@ -23,17 +23,11 @@ import sys
 from pathlib import Path
 
 import yaml
-
-sys.path.insert(0, "tools")
-from myst_to_notebook import toc_files  # noqa: E402
+from bookkit.book import toc_files
 
 chapter, config_path = Path(sys.argv[1]).with_suffix("").as_posix(), Path(sys.argv[2])
 config = yaml.safe_load(Path("_config.yml").read_text(encoding="utf-8"))
 others = [f"{doc}.md" for doc in toc_files() if doc != chapter]
-# local extension paths are read relative to the config file: make them absolute
-local = (config.get("sphinx") or {}).get("local_extensions") or {}
-for ext, path in local.items():
-    local[ext] = str(Path(path).resolve())
 execute = config.setdefault("execute", {})
 execute["exclude_patterns"] = list(execute.get("exclude_patterns") or []) + others
 config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -47,8 +41,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, "tools")
-from myst_to_notebook import book_index  # noqa: E402
+from bookkit.book import book_index
 
 chapter, log, status = Path(sys.argv[1]).resolve(), Path(sys.argv[2]), int(sys.argv[3])
 ansi = re.compile(r"\x1b\[[0-9;]*m")

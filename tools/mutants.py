@@ -35,10 +35,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from mutants_catalogue import MUTANTS  # tools/, this script's folder, is on sys.path
 
-from mutants_catalogue import MUTANTS  # noqa: E402 (importable once tools/ is on the path)
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Top-level entries NOT copied into a sandbox (version control, environments, build output).
 SKIP = {".git", ".venv", "_build", "results", ".pytest_cache", ".ruff_cache", "dpolearn.egg-info",

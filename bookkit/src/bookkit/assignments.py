@@ -22,9 +22,9 @@ the committed copies that the book's Assignments page links for download (commit
 changing a set; ``tests/test_assignments.py`` fails when they are stale).
 
 Finally it writes ``_build/assignments/EXPECTED.md``, the expected outputs of the pen-and-paper
-questions (computed by the package, see ``expected_outputs.py``).
+questions (computed by the package, see :mod:`bookkit.expected_outputs`).
 
-Usage: ``python assignments/otter_sets.py [--out DIR] [--sync-student] [set ...]``.
+Usage: ``python -m bookkit.assignments [--out DIR] [--sync-student] [set ...]``.
 """
 from __future__ import annotations
 
@@ -40,10 +40,8 @@ import jupytext
 import nbformat
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from myst_to_notebook import book_index  # noqa: E402  (the one numbering of the book)
+from .book import ROOT, book_index  # the one numbering of the book
+from .expected_outputs import write_expected
 
 SETS = ("set1", "set2", "set3")
 STUDENT_COPIES = ROOT / "assignments" / "student"
@@ -52,7 +50,7 @@ PLACEHOLDER = re.compile(r"\{\{exercise:([A-Za-z0-9_-]+)\}\}")
 
 def exercise_numbers(root: Path = ROOT) -> dict[str, tuple[int, str]]:
     """Map each exercise label to (book-wide number, chapter title), as the book renders them
-    (:meth:`myst_to_notebook.BookIndex.exercise_numbers`: sphinx-exercise numbers exercises with
+    (:meth:`bookkit.book.BookIndex.exercise_numbers`: sphinx-exercise numbers exercises with
     one counter over the whole book, in table-of-contents order)."""
     return book_index(root).exercise_numbers()
 
@@ -117,10 +115,11 @@ def build_set(set_name: str, out: Path, numbers) -> Path:
     nbformat.write(source_notebook(set_name, numbers), master)
     otter = Path(sys.executable).with_name("otter")
     proc = subprocess.run([str(otter) if otter.exists() else "otter", "assign", "--no-pdfs",
-                           str(master), str(target / "dist")], check=False, cwd=ROOT, capture_output=True,
-                          text=True)
+                           str(master), str(target / "dist")], check=False, cwd=ROOT,
+                          capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"otter assign failed for {set_name}:\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
+        raise RuntimeError(f"otter assign failed for {set_name}:\n{proc.stdout[-6000:]}\n"
+                           f"{proc.stderr[-3000:]}")
     shutil.copy(target / "dist" / "student" / f"{set_name}.ipynb", target / f"{set_name}.ipynb")
     zips = sorted((target / "dist" / "autograder").glob("*.zip"))
     if len(zips) != 1:
@@ -154,10 +153,8 @@ def main(argv=None) -> int:
         if args.sync_student:
             STUDENT_COPIES.mkdir(exist_ok=True)
             shutil.copy(target / f"{set_name}.ipynb", STUDENT_COPIES / f"{set_name}.ipynb")
-        print(f"{set_name}: {target / (set_name + '.ipynb')}, {target / (set_name + '-autograder.zip')}")
-    sys.path.insert(0, str(Path(__file__).parent))
-    from expected_outputs import write_expected
-
+        print(f"{set_name}: {target / (set_name + '.ipynb')}, "
+              f"{target / (set_name + '-autograder.zip')}")
     write_expected(args.out / "EXPECTED.md")
     print(f"expected outputs: {args.out / 'EXPECTED.md'}")
     return 0

@@ -5,8 +5,8 @@ book, by chapter in table-of-contents order, each linked with its number and tit
 sphinx-proof's own index page lists raw labels and nothing links to it; this page is the
 readable replacement, in the sidebar next to the notation page, with a link to the general index.
 
-    .venv/bin/python tools/boxes_page.py            # rewrite book/boxes.md
-    .venv/bin/python tools/boxes_page.py --check    # exit 1 when it is stale (tests run this)
+    .venv/bin/python -m bookkit.boxes            # rewrite book/boxes.md
+    .venv/bin/python -m bookkit.boxes --check    # exit 1 when it is stale (tests run this)
 """
 from __future__ import annotations
 
@@ -15,10 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from sync_notebooks import toc_files  # noqa: E402
+from .book import ROOT, toc_files
 
 PAGE = ROOT / "book" / "boxes.md"
 KINDS = {"definition": "Definitions", "algorithm": "Algorithms", "theorem": "Theorems",
@@ -81,7 +78,7 @@ def main(argv=None) -> int:
     current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
     if args.check:
         if text != current:
-            print(f"{PAGE.relative_to(ROOT)} is out of date: run tools/boxes_page.py")
+            print(f"{PAGE.relative_to(ROOT)} is out of date: run python -m bookkit.boxes")
             return 1
         print(f"{PAGE.relative_to(ROOT)} is current")
         return 0

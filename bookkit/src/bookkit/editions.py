@@ -2,8 +2,8 @@
 """Editions of the book from one source: public (solutions in dropdowns), student (no solutions)
 and the instructor kit (solution notebooks).
 
-    python tools/editions.py student      # source tree + HTML + notebooks under _build/student/
-    python tools/editions.py instructor   # solution notebooks under _build/instructor-kit/
+    python -m bookkit.editions student      # source tree + HTML + notebooks under _build/student/
+    python -m bookkit.editions instructor   # solution notebooks under _build/instructor-kit/
 
 The student edition is made at the source level. :func:`strip_solutions` removes every solution
 from a chapter, in both forms the chapters use:
@@ -18,7 +18,7 @@ that holds the student edition is given, since they lead to the public notebooks
 to ``dpolearn/`` (for ``{literalinclude}``) and the book's extension and offline assets;
 :func:`build` runs Jupyter Book on it (``-W -n --keep-going --all``, scale from
 ``DPOLEARN_SCALE``, default quick). The book extension then replaces each page's ".ipynb"
-download with the plain-Markdown notebook of the same edition (``tools/myst_to_notebook.py``),
+download with the plain-Markdown notebook of the same edition (``bookkit.notebook``),
 and the same notebooks are written to ``_build/student/notebooks/``.
 
 Removing solutions does not renumber anything: solutions carry no number of their own.
@@ -27,121 +27,33 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "tools") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tools"))
+from .book import (  # noqa: F401  (Solution, Stripped, solutions_of: part of the editions' API)
+    EDITIONS,
+    ROOT,
+    Solution,
+    Stripped,
+    is_notebook_source,
+    solutions_of,
+    strip_solutions,
+    toc_files,
+)
+from .notebook import convert_chapter, notebook_text
 
-EDITIONS = ("public", "instructor", "student")
 STUDENT_OUT = ROOT / "_build" / "student"
 INSTRUCTOR_OUT = ROOT / "_build" / "instructor-kit"
 
 #: Top-level entries of the repository that an edition's source tree does not link.
 NOT_LINKED = {"book", "_build", "_config.yml", "_toc.yml", "results", "dpolearn.egg-info"}
 
-_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
-
-
-@dataclass
-class Solution:
-    """One solution removed from a chapter."""
-
-    exercise: str          # label of the exercise it answers (the directive's argument)
-    form: str              # "directive" ({solution}) or "gated" ({solution-start}, -end)
-    source: str            # the removed source, prose and code cells
-    label: Optional[str] = None   # its own :label:, if it has one
-
-
-@dataclass
-class Stripped:
-    """A chapter without its solutions."""
-
-    text: str
-    removed: list = field(default_factory=list)
-
-
-def _closing_index(lines: list[str], start: int, fence: str) -> int:
-    """Index of the line closing the fence opened at ``start`` (or the last line)."""
-    closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-    j = start + 1
-    while j < len(lines) and not closing.match(lines[j]):
-        j += 1
-    return min(j, len(lines) - 1)
-
-
-def _label_of(lines: list[str]) -> Optional[str]:
-    for line in lines[1:]:
-        m = re.match(r"^\s*:label:\s*(\S+)", line)
-        if m:
-            return m.group(1)
-        if not line.strip().startswith(":"):
-            return None
-    return None
-
-
-def strip_solutions(text: str) -> Stripped:
-    """Remove every solution (both forms, with the code cells of the gated form) from ``text``.
-
-    References to a removed solution's own label become plain text, so the edition still
-    builds under ``-W``.
-    """
-    lines = text.split("\n")
-    kept: list[str] = []
-    removed: list[Solution] = []
-    i = 0
-    while i < len(lines):
-        m = _OPEN.match(lines[i])
-        if m and m.group("name") in ("solution", "solution-start"):
-            end = _closing_index(lines, i, m.group("fence"))
-            form = "directive"
-            if m.group("name") == "solution-start":
-                form = "gated"
-                # Everything up to and including the fenced {solution-end} directive.
-                k = end + 1
-                while k < len(lines):
-                    e = _OPEN.match(lines[k])
-                    if e and e.group("name") == "solution-end":
-                        end = _closing_index(lines, k, e.group("fence"))
-                        break
-                    k += 1
-                else:
-                    raise ValueError(f"{{solution-start}} {m.group('arg')} at line {i + 1} "
-                                     "has no {solution-end}")
-            block = lines[i:end + 1]
-            removed.append(Solution(m.group("arg").strip(), form, "\n".join(block),
-                                    _label_of(block)))
-            i = end + 1
-            # drop the blank lines (and a jupytext cell break) the block leaves behind
-            while i < len(lines) and lines[i].strip() == "" and kept and kept[-1].strip() == "":
-                i += 1
-            continue
-        kept.append(lines[i])
-        i += 1
-    out = "\n".join(kept)
-    for sol in removed:
-        if sol.label:
-            out = re.sub(r"\{(?:ref|numref)\}`(?:([^`<]*?)\s*<)?" + re.escape(sol.label) + r">?`",
-                         lambda mm: mm.group(1) or "the solution", out)
-    return Stripped(out, removed)
-
-
-def solutions_of(text: str) -> list[Solution]:
-    """The solutions of a chapter (what :func:`strip_solutions` removes)."""
-    return strip_solutions(text).removed
-
-
 # ----------------------------------------------------------------------------- source tree
 
 def _toc_chapters(root: Path = ROOT) -> list[Path]:
-    from myst_to_notebook import toc_files
-
     return [root / f"{doc}.md" for doc in toc_files(root / "_toc.yml")
             if (root / f"{doc}.md").exists()]
 
@@ -202,7 +114,7 @@ def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
     (src / "book").mkdir(parents=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     (src / "_config.yml").write_text(
-        "# Generated by tools/editions.py from the repository's _config.yml; do not edit.\n"
+        "# Generated by bookkit.editions from the repository's _config.yml; do not edit.\n"
         + yaml.safe_dump(edition_config(edition, config, repository_url, site_url),
                          sort_keys=False, allow_unicode=True), encoding="utf-8")
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
@@ -229,8 +141,6 @@ def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
 def write_notebooks(edition: str, dest: Path, root: Path = ROOT,
                     site_url: Optional[str] = None) -> list[Path]:
     """Write the plain-Markdown notebook of every chapter for ``edition`` into ``dest``."""
-    from myst_to_notebook import convert_chapter, is_notebook_source, notebook_text
-
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     for md in _toc_chapters(root):

@@ -25,8 +25,12 @@ from dpolearn.experiments import compare as cmp
 from dpolearn.experiments.primer import ucb1_bound
 from dpolearn.mechanisms import interval_mean as im
 
-HERE = Path(__file__).resolve().parent
-QUESTION = re.compile(r"^## Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}", re.MULTILINE)
+from .book import ROOT
+
+#: The sources of the problem sets (``<set>/<set>.md``).
+HERE = ROOT / "assignments"
+QUESTION = re.compile(r"^## Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}",
+                      re.MULTILINE)
 
 
 def question_numbers() -> dict[str, str]:
@@ -41,10 +45,13 @@ def question_numbers() -> dict[str, str]:
 def expected_rows() -> list[tuple[str, str, str]]:
     """(exercise label, quantity, expected value) for every exercise with a numeric answer."""
     rows = []
-    add = lambda label, what, value: rows.append((label, what, value))
+    def add(label: str, what: str, value: str) -> None:
+        rows.append((label, what, value))
+
     # -- problem set 1
     add("ex-primer-attack", "cap at ε = 1, e/(1+e)", f"{math.e / (1 + math.e):.3f}")
-    add("ex-primer-attack", "threshold test at ε = 1, 1 − e^(−1/2)/2", f"{1 - 0.5 * math.exp(-0.5):.3f}")
+    add("ex-primer-attack", "threshold test at ε = 1, 1 − e^(−1/2)/2",
+        f"{1 - 0.5 * math.exp(-0.5):.3f}")
     for d in (4.0, 8.0):
         add("ex-primer-rnm", f"loss, two-sided neighbour, d = {d:g}",
             f"{math.log((1 + math.exp(d)) / (1 + math.exp(d - 2))):.4f} (→ 2)")
@@ -53,7 +60,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
     for k in (10, 100, 1000, 10_000):
         eps0 = brentq(lambda e, k=k: advanced_composition(e, 0.0, k, 1e-6).epsilon - 1.0, 1e-9, 1.0)
         add("ex-primer-code-budget", f"k = {k:,}: ε₀ basic / advanced", f"{1 / k:.2e} / {eps0:.2e}")
-    add("ex-primer-code-audit", "exact tail log-ratio ln P₁(Y>2)/P₀(Y>2): honest / half noise (ε = 1)",
+    add("ex-primer-code-audit",
+        "exact tail log-ratio ln P₁(Y>2)/P₀(Y>2): honest / half noise (ε = 1)",
         "1.000 / 2.000")
     add("ex-cr-variance", "largest variance (at τ = 2^L − 1)", "2L³/ε²")
     add("ex-cr-variance", "smallest L with L³ < 2^L − 1 (tree beats naive)",
@@ -69,10 +77,13 @@ def expected_rows() -> list[tuple[str, str, str]]:
     T6 = 10 ** 6
     mu_thm = float(dp_ts_ucb_gdp(T6, 1.0))
     mu_floor = math.sqrt(math.floor(float(sampling_budget(T6, 1.0))) / math.log(T6))
-    add("ex-gdp-tight", "α = 1, T = 10⁶: μ of Theorem 4.4 / with ⌊φ⌋", f"{mu_thm:.4f} / {mu_floor:.4f}")
+    add("ex-gdp-tight", "α = 1, T = 10⁶: μ of Theorem 4.4 / with ⌊φ⌋",
+        f"{mu_thm:.4f} / {mu_floor:.4f}")
     add("ex-gdp-tight", "ε at δ = 10⁻⁵ for these two μ",
-        f"{float(gdp.gdp_epsilon(1e-5, mu_thm)):.3f} / {float(gdp.gdp_epsilon(1e-5, mu_floor)):.3f}")
-    cross = brentq(lambda lt: float(dp_ts_ucb_gdp(round(math.exp(lt)), 0.0)) - math.sqrt(math.exp(lt) / 2),
+        f"{float(gdp.gdp_epsilon(1e-5, mu_thm)):.3f} / "
+        f"{float(gdp.gdp_epsilon(1e-5, mu_floor)):.3f}")
+    cross = brentq(lambda lt: float(dp_ts_ucb_gdp(round(math.exp(lt)), 0.0))
+                   - math.sqrt(math.exp(lt) / 2),
                    math.log(1e3), math.log(1e8))
     add("ex-gdp-crossover", "T where DP-TS-UCB (α = 0) and Gaussian TS have equal GDP level",
         f"{math.exp(cross):,.3g}")
@@ -80,9 +91,11 @@ def expected_rows() -> list[tuple[str, str, str]]:
         f"{(1 - float(gdp.tradeoff_gaussian(1e-8, 1.0))) / 1e-8:.0f}")
     # -- problem set 2
     T5 = 10 ** 5
-    add("ex-primer-ucb-bound", "UCB1 bound at T = 10⁵, means (0.9, 0.6)", f"{ucb1_bound([0.9, 0.6], [T5])[0]:.1f}")
+    add("ex-primer-ucb-bound", "UCB1 bound at T = 10⁵, means (0.9, 0.6)",
+        f"{ucb1_bound([0.9, 0.6], [T5])[0]:.1f}")
     add("ex-primer-ucb-bound", "kl(0.6, 0.9)", f"{float(kl_bernoulli(0.6, 0.9)):.3f}")
-    add("ex-primer-ucb-bound", "Lai–Robbins rate × ln T", f"{lb.lai_robbins_constant([0.9, 0.6]) * math.log(T5):.1f}")
+    add("ex-primer-ucb-bound", "Lai–Robbins rate × ln T",
+        f"{lb.lai_robbins_constant([0.9, 0.6]) * math.log(T5):.1f}")
     add("ex-primer-code-ucb", "UCB1 bound at T = 20,000, means (0.5, 0.45) / 0.05 T",
         f"{ucb1_bound([0.5, 0.45], [20_000])[0]:.0f} / {0.05 * 20_000:.0f}")
     policy = dpl.bandits.DPUCBBound(epsilon=1.0, split="paper")
@@ -95,7 +108,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
             bonus[n] = policy.bonus(10_000)[0, 1]
     add("ex-cr-stall", "bonus ν/n at t = 10⁴ for n = 31, 32, 63, 64",
         ", ".join(f"{bonus[n]:.1f}" for n in (31, 32, 63, 64)))
-    add("ex-pts-tail", "exponent 3/ln 2 of the failure probability t^(−3/ln 2)", f"{3 / math.log(2):.3f}")
+    add("ex-pts-tail", "exponent 3/ln 2 of the failure probability t^(−3/ln 2)",
+        f"{3 / math.log(2):.3f}")
     for sc, sb in ((0.5, 0.5), (0.25, 0.75)):
         add("ex-pts-split", f"variance of the private sum at O = 13, split {sc}/{sb}",
             f"{2 * (3 / sc ** 2 + 2 * 9 / sb ** 2):.1f} / ε²")
@@ -103,7 +117,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
         f"{24 * math.log(1e6) / (0.1 * 0.05):,.0f}")
     add("ex-cmp-ties", "expected regret per saturated round, random arm order", "0.25 (= mean gap)")
     # -- problem set 3
-    add("ex-experts-printed", "P(action 2 after one round), no resampling / resampling", "0.2 / 0.49")
+    add("ex-experts-printed", "P(action 2 after one round), no resampling / resampling",
+        "0.2 / 0.49")
     add("ex-experts-exp", "privacy loss on G = (1, 1), G' = (2, 0), scale β", "2/β")
     for p_true in (0.6400, 0.4687):
         n_need = math.ceil((norm.ppf(0.975) / 0.005) ** 2 * p_true * (1 - p_true))
@@ -117,7 +132,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
         add("ex-lb-naive", f"DP Fano bound, K = 32, ε = 0.5, Δ = 0.2, m = {m}",
             f"{float(lb.dp_fano_error_bound(32, m, 0.5, 0.2)):.3g}")
     grid = np.geomspace(0.01, 10, 400)
-    ratio = lb.wu2025_regret_lower_bound(256, grid, exponent="tight") / lb.wu2025_regret_lower_bound(256, grid)
+    ratio = (lb.wu2025_regret_lower_bound(256, grid, exponent="tight")
+             / lb.wu2025_regret_lower_bound(256, grid))
     add("ex-lb-tight", "K = 256: tight / paper exponent at ε = 0.01, 1, 10",
         ", ".join(f"{r:.3f}" for r in np.interp([0.01, 1.0, 10.0], grid, ratio)))
     lo, point = A.epsilon_lower_bound(5000, 10_000, 1839, 10_000)
@@ -125,7 +141,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
     g = 2 / (math.exp(0.5) - 1)
     add("ex-audit-tail", "smallest deficit g (units of b) for a loss above 1.5 ε", f"{g:.2f}")
     add("ex-audit-tail", "P(event) on D' and on D",
-        f"{float(A.laplace_difference_sf(g - 2, 1.0)):.3f} and {float(A.laplace_difference_sf(g, 1.0)):.3f}")
+        f"{float(A.laplace_difference_sf(g - 2, 1.0)):.3f} and "
+        f"{float(A.laplace_difference_sf(g, 1.0)):.3f}")
     add("ex-cmp-mu", "μ(0.5) and the ε equivalent to μ = 2.87",
         f"{float(gdp.pure_dp_to_gdp(0.5)):.3f} and {cmp.gdp_equivalent_epsilon(2.874972):.2f}")
     return rows
@@ -134,9 +151,12 @@ def expected_rows() -> list[tuple[str, str, str]]:
 def expected_markdown() -> str:
     """The rows as one Markdown table, ordered by question number."""
     numbers = question_numbers()
-    key = lambda row: tuple(int(p) for p in numbers.get(row[0], "9.99").split("."))
+    def key(row):
+        return tuple(int(p) for p in numbers.get(row[0], "9.99").split("."))
+
     lines = ["# Expected outputs of the problem sets (instructors only)", "",
-             "Computed by `assignments/expected_outputs.py` from the package; do not hand this to students.", "",
+             "Computed by `bookkit.expected_outputs` from the package; do not hand this to "
+             "students.", "",
              "| question | exercise | quantity | expected |", "|---|---|---|---:|"]
     for label, what, value in sorted(expected_rows(), key=key):
         lines.append(f"| {numbers.get(label, '(not in a set)')} | `{label}` | {what} | {value} |")

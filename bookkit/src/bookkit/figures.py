@@ -1,25 +1,34 @@
-"""Legibility audit of every figure a book page shows.
+"""The figures of the book on their pages: the page-width model and the legibility audit.
 
-The rules (:mod:`dpolearn.plotting`): the page shows a figure's PNG at
+**The page.** The book's text column is :data:`COLUMN_WIDTH_PX` CSS pixels wide
+(sphinx-book-theme at a 1280 px browser window). The page shows a figure's PNG at
 ``min(PNG width, column width)`` CSS pixels, so a font of ``f`` points is shown at
-``f * plotting.display_scale(fig, png_width)`` points, and every visible text must come out at
-no less than :data:`~dpolearn.plotting.MIN_FONT_PT`; a figure with several panels carries exactly
-one legend (none when nothing is labelled). :func:`legibility_problems` checks a figure against
-them from its own objects: each Text artist's size, the figure's dpi and the PNG's pixel width.
+``f * display_scale(fig, png_width)`` points (:func:`display_scale`), and every visible text must
+come out at no less than :data:`MIN_FONT_PT`; a figure with several panels carries exactly one
+legend (none when nothing is labelled). The book style of :mod:`dpolearn.plotting` draws every
+figure :data:`~dpolearn.plotting.FIGURE_WIDTH_IN` inches wide at 96 dpi, inside the column.
+:func:`legibility_problems` checks a figure against these rules from its own objects: each Text
+artist's size, the figure's dpi and the PNG's pixel width.
 
-During a book build the kernel that executes a page loads this module as an IPython extension
-(the build's ``ipython_kernel_config.py`` lists it). It wraps the ``image/png`` formatter that
+**The audit.** During a book build the kernel that executes a page loads this module as an
+IPython extension (the build's ``ipython_kernel_config.py``, written by
+:mod:`bookkit.sphinx.figures`, lists it). It wraps the ``image/png`` formatter that
 matplotlib's inline backend registers for ``Figure``: every figure a cell displays, whichever
 code drew it, is still rendered by the inline backend's own formatter (the page is unchanged),
 then audited, and one JSON line per figure is appended to ``<$DPOLEARN_FIGURE_AUDIT>/<page>.jsonl``.
-The book's Sphinx extension (``book/_ext/dpolearn_figures.py``) reads these files when the build
-finishes (:func:`read_records`, :func:`audit_warnings`) and turns every problem into a warning,
-which fails the build (``-W``). Outside a book build (no ``$DPOLEARN_FIGURE_AUDIT``, e.g. in
-Colab) the extension does nothing.
+The book's Sphinx extension reads these files when the build finishes (:func:`read_records`,
+:func:`audit_warnings`) and turns every problem into a warning, which fails the build (``-W``).
+Outside a book build (no ``$DPOLEARN_FIGURE_AUDIT``, e.g. in Colab) the extension does nothing.
+
+**Widget drawings for the figures page.** In the same kernels, a figure that a chapter's
+``draw_<what>`` function draws with :func:`dpolearn.plotting.subplots` (every widget's drawing)
+is written by :func:`dpolearn.plotting.export` to ``$DPOLEARN_FIGURE_DIR`` as ``<page>-<what>``,
+at its first (default) call (:func:`export_chapter_figures`).
 """
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import os
@@ -28,10 +37,16 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from . import plotting
+from dpolearn import plotting
+from dpolearn.plotting import CSS_PX_PER_INCH
 
 __all__ = [
+    "COLUMN_WIDTH_PX",
+    "MIN_FONT_PT",
     "AUDIT_DIR_ENV",
+    "FIGURE_DIR_ENV",
+    "FIGURE_PAGE_ENV",
+    "display_scale",
     "page_png",
     "png_size",
     "visible_texts",
@@ -42,12 +57,24 @@ __all__ = [
     "figure_record",
     "available_width_px",
     "install",
+    "export_chapter_figures",
     "load_ipython_extension",
     "read_records",
     "audit_page",
     "audit_warnings",
 ]
 
+#: Widest an image in a cell's output is shown, in CSS pixels: sphinx-book-theme 1.3 at a
+#: 1280 x 800 window (headless Chromium, built primer page: a 1411 px PNG was shown 672 px wide;
+#: the article's content box is 688 px). Narrower windows down to 992 px give wider columns.
+COLUMN_WIDTH_PX = 672
+#: Smallest font size, in points at display size, that any figure text may have.
+MIN_FONT_PT = 9.0
+#: Environment variable naming the directory the figures of a build are written to (set by the
+#: book build: ``_static/figures/`` of the site).
+FIGURE_DIR_ENV = "DPOLEARN_FIGURE_DIR"
+#: Environment variable naming the page being executed (set by the book build).
+FIGURE_PAGE_ENV = "DPOLEARN_FIGURE_PAGE"
 #: Environment variable naming the directory of the per-page record files (set by the build).
 AUDIT_DIR_ENV = "DPOLEARN_FIGURE_AUDIT"
 
@@ -121,8 +148,32 @@ def _check_figure(fig) -> None:
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
 
 
+def _positive_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
+            value, "__float__"):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return number
+
+
+def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH_PX) -> float:
+    """Ratio of a point's displayed size to its nominal size for a figure shown on the page.
+
+    The page shows the PNG at ``min(rendered, column)`` CSS pixels (images have
+    ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
+    ``f * (dpi / 96) * (shown / rendered)`` CSS points.
+    """
+    _check_figure(fig)
+    rendered_width_px = _positive_number("rendered_width_px", rendered_width_px)
+    column_px = _positive_number("column_px", column_px)
+    shown = min(rendered_width_px, column_px)
+    return (fig.dpi / CSS_PX_PER_INCH) * shown / rendered_width_px
+
+
 def smallest_shown_font(fig, png_width: Optional[int] = None,
-                        column_px: float = plotting.COLUMN_WIDTH_PX) -> Optional[float]:
+                        column_px: float = COLUMN_WIDTH_PX) -> Optional[float]:
     """Smallest size, in points on the page, of the figure's visible texts (None without text).
 
     ``png_width`` is the width of the PNG the page shows (rendered with :func:`page_png` when
@@ -130,13 +181,13 @@ def smallest_shown_font(fig, png_width: Optional[int] = None,
     """
     _check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
-    scale = plotting.display_scale(fig, width, column_px)
+    scale = display_scale(fig, width, column_px)
     sizes = [text.get_fontsize() * scale for text in visible_texts(fig)]
     return min(sizes) if sizes else None
 
 
 def legibility_problems(fig, png_width: Optional[int] = None,
-                        column_px: float = plotting.COLUMN_WIDTH_PX) -> List[str]:
+                        column_px: float = COLUMN_WIDTH_PX) -> List[str]:
     """Every way ``fig`` fails the book's figure rules (empty when it passes).
 
     Parameters
@@ -151,7 +202,7 @@ def legibility_problems(fig, png_width: Optional[int] = None,
     -------
     list of str
         One sentence per problem: a PNG wider than the column, each text shown below
-        :data:`~dpolearn.plotting.MIN_FONT_PT`, a multi-panel figure without exactly one legend.
+        :data:`MIN_FONT_PT`, a multi-panel figure without exactly one legend.
     """
     _check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
@@ -159,12 +210,12 @@ def legibility_problems(fig, png_width: Optional[int] = None,
     if width > column_px:
         problems.append(f"PNG is {width} px wide, the column {column_px:g} px: the page "
                         f"would scale it down to {column_px / width:.2f}")
-    scale = plotting.display_scale(fig, width, column_px)
+    scale = display_scale(fig, width, column_px)
     for text in visible_texts(fig):
         shown = text.get_fontsize() * scale
-        if shown < plotting.MIN_FONT_PT - 1e-9:
+        if shown < MIN_FONT_PT - 1e-9:
             problems.append(f"text {text.get_text()[:40]!r} is {text.get_fontsize():g} pt, "
-                            f"shown at {shown:.1f} pt (minimum {plotting.MIN_FONT_PT:g})")
+                            f"shown at {shown:.1f} pt (minimum {MIN_FONT_PT:g})")
     n_panels = len(panels(fig))
     if n_panels > 1:
         n_legends = len(legends(fig))
@@ -183,7 +234,7 @@ def _describe(fig) -> str:
     return ""
 
 
-def figure_record(fig, png: bytes, column_px: float = plotting.COLUMN_WIDTH_PX) -> Dict[str, Any]:
+def figure_record(fig, png: bytes, column_px: float = COLUMN_WIDTH_PX) -> Dict[str, Any]:
     """The audit of a displayed figure: PNG size, smallest shown font, panels, legends, problems.
 
     Parameters
@@ -199,7 +250,7 @@ def figure_record(fig, png: bytes, column_px: float = plotting.COLUMN_WIDTH_PX) 
     smallest = smallest_shown_font(fig, width, column_px)
     return {
         "png_px": [width, height],
-        "display_scale": round(plotting.display_scale(fig, width, column_px), 4),
+        "display_scale": round(display_scale(fig, width, column_px), 4),
         "min_font_pt": None if smallest is None else round(smallest, 2),
         "panels": len(panels(fig)),
         "legends": len(legends(fig)),
@@ -229,7 +280,7 @@ def available_width_px(*, captioned: bool = False, boxed: bool = False,
 def _context_problem(record: Mapping[str, Any], width: float, where: str) -> Optional[str]:
     """A figure that its place on the page (narrower than the column) would scale down."""
     png_width = (record.get("png_px") or [0])[0]
-    column = plotting.COLUMN_WIDTH_PX
+    column = COLUMN_WIDTH_PX
     if png_width <= width or png_width > column:    # fits, or already reported
         return None
     smallest = record.get("min_font_pt")
@@ -269,7 +320,7 @@ def _inside_output_widget() -> bool:
 
 def _write_record(fig, data) -> None:
     directory = os.environ.get(AUDIT_DIR_ENV)
-    page = os.environ.get(plotting.FIGURE_PAGE_ENV) or "unknown-page"
+    page = os.environ.get(FIGURE_PAGE_ENV) or "unknown-page"
     if not directory:
         return
     _COUNTS[page] = _COUNTS.get(page, 0) + 1
@@ -330,7 +381,7 @@ def install(shell) -> bool:
     bool
         Whether the audit is active.
     """
-    if not (os.environ.get(AUDIT_DIR_ENV) and os.environ.get(plotting.FIGURE_PAGE_ENV)):
+    if not (os.environ.get(AUDIT_DIR_ENV) and os.environ.get(FIGURE_PAGE_ENV)):
         return False
     import matplotlib
     import matplotlib.pyplot as plt
@@ -358,9 +409,72 @@ def install(shell) -> bool:
     return True
 
 
+_PENDING_EXPORTS: List[Any] = []
+_EXPORTED_NAMES: set = set()
+
+
+def _queue_chapter_export(fig, caller, shell) -> None:
+    """Remember a figure drawn by a chapter function, to export it after its cell."""
+    page, outdir = os.environ.get(FIGURE_PAGE_ENV), os.environ.get(FIGURE_DIR_ENV)
+    function = caller.f_code.co_name
+    if (not page or not outdir or function.startswith("<")
+            or caller.f_globals.get("__name__", "").startswith("dpolearn")):
+        return                        # experiment figures are exported under their own ids
+    name = f"{page}-{function.removeprefix('draw_').strip('_')}"
+    if name in _EXPORTED_NAMES:
+        return                        # only the first (default) drawing of a widget
+    _EXPORTED_NAMES.add(name)
+    if _flush_chapter_exports not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _flush_chapter_exports)
+    _PENDING_EXPORTS.append((fig, name))
+
+
+def _flush_chapter_exports(*_args) -> None:
+    """After a cell ran: export the figures it drew (they are complete by then)."""
+    while _PENDING_EXPORTS:
+        fig, name = _PENDING_EXPORTS.pop(0)
+        try:
+            plotting.export(fig, name, os.environ[FIGURE_DIR_ENV])
+        except Exception as exc:       # never break a chapter over a figure file
+            print(f"dpolearn: could not export figure {name!r}: {exc}", file=sys.stderr)
+
+
+def export_chapter_figures(shell) -> bool:
+    """Export the figures that chapter functions draw with :func:`dpolearn.plotting.subplots`.
+
+    Does nothing unless ``$DPOLEARN_FIGURE_DIR`` and ``$DPOLEARN_FIGURE_PAGE`` are set (the
+    book build sets both). Replaces ``dpolearn.plotting.subplots`` in the kernel by a wrapper
+    that draws exactly as before and then, when its caller is a function of the chapter named
+    ``draw_<what>`` (not a cell's top level, not the package's own experiment code), queues the
+    figure; after the cell the figure is written as ``<page>-<what>`` (SVG, PNG and CSV), once
+    per name, so a widget's drawing is exported at its first (default) setting.
+
+    Returns
+    -------
+    bool
+        Whether the exports are active.
+    """
+    if not (os.environ.get(FIGURE_DIR_ENV) and os.environ.get(FIGURE_PAGE_ENV)):
+        return False
+    if not getattr(plotting.subplots, "dpolearn_export", False):
+        original = plotting.subplots
+
+        @functools.wraps(original)
+        def subplots(*args, **kwargs):
+            fig, axes = original(*args, **kwargs)
+            _queue_chapter_export(fig, sys._getframe(1), shell)
+            return fig, axes
+
+        subplots.dpolearn_export = True
+        subplots.wrapped = original
+        plotting.subplots = subplots
+    return True
+
+
 def load_ipython_extension(shell) -> None:
     """IPython extension entry point (``c.InteractiveShellApp.extensions``)."""
     install(shell)
+    export_chapter_figures(shell)
 
 
 # ------------------------------------------------------------------ the build side
@@ -396,7 +510,7 @@ def audit_page(records: Iterable[Mapping[str, Any]],
     for rec in records:
         cell = cells.get(rec.get("cell"), {})
         widget, boxed = bool(rec.get("widget")), bool(cell.get("boxed"))
-        width = min(float(plotting.COLUMN_WIDTH_PX), available_width_px(
+        width = min(float(COLUMN_WIDTH_PX), available_width_px(
             captioned=bool(cell.get("captioned")) and not widget, boxed=boxed, widget=widget))
         where = ("a widget's output in a box" if widget and boxed else
                  "a box (collapsed output or solution)" if boxed else "its place")

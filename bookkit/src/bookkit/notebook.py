@@ -12,7 +12,7 @@ metadata come through unchanged) and rewrites every Markdown cell:
   table-of-contents order, because the table of contents is not numbered);
 * exercises become ``**Exercise 22**``; solutions become ``**Solution to Exercise 22**``
   sections (public and instructor editions) or disappear with their code cells (student
-  edition, see :func:`editions.strip_solutions`);
+  edition, see :func:`bookkit.book.strip_solutions`);
 * citations become "Author (Year)" / "(Author, Year)" from ``book/references.bib``, and the
   ``{bibliography}`` directive a list of the works cited in the chapter;
 * cross-references become their text (section title, "Theorem 3", "Fig. 5", ...) plus a link to
@@ -27,334 +27,44 @@ metadata come through unchanged) and rewrites every Markdown cell:
 The first cell installs ``dpolearn`` when it is not importable, pinned to the tagged release
 ``v<version>`` of ``pyproject.toml`` (:func:`install_source`).
 
-Usage: ``python tools/myst_to_notebook.py book/primer.md --edition student -o primer.ipynb``.
+Usage: ``python -m bookkit.notebook book/primer.md --edition student -o primer.ipynb``.
 """
 from __future__ import annotations
 
 import argparse
 import ast
-import codecs
 import copy
 import os
 import re
 import sys
 import textwrap
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "tools") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tools"))
-
-from editions import EDITIONS, strip_solutions  # noqa: E402
+from .book import (
+    CODE_DIRECTIVES,
+    DEFAULT_REPOSITORY,
+    EDITIONS,
+    EXPLICIT,
+    PRF_NAMES,
+    ROLE,
+    ROOT,
+    TARGET,
+    BibEntry,
+    BookIndex,
+    Directive,
+    book_index,
+    book_site_url,
+    parse_blocks,
+    release_version,
+    repository_settings,
+    strip_solutions,
+)
 
 INSTALL_TAG = "dpolearn-install"
-DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
-
-#: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
-DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})"
-                            r"\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
-#: Opening fence of a plain code block (```python, ~~~).
-CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
-#: An inline role ``{name}`content```.
-ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
-#: A MyST target line ``(label)=``.
-TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
-HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
-#: Explicit title in a role: ``text <target>``.
-EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attention", "danger",
                "error", "seealso", "admonition", "dropdown", "margin", "sidebar", "topic"}
-CODE_DIRECTIVES = {"code", "code-block", "sourcecode"}
-#: Sphinx-proof kinds and how the book names them.
-PRF_NAMES = {"theorem": "Theorem", "lemma": "Lemma", "definition": "Definition",
-             "algorithm": "Algorithm", "corollary": "Corollary", "proposition": "Proposition",
-             "conjecture": "Conjecture", "remark": "Remark", "example": "Example",
-             "axiom": "Axiom", "criterion": "Criterion", "observation": "Observation",
-             "assumption": "Assumption", "property": "Property", "notation": "Notation"}
-
-
-# ============================================================================ parsing
-
-@dataclass
-class Directive:
-    """One fenced directive: name, argument, options and body lines (not yet converted)."""
-
-    name: str
-    arg: str
-    options: dict
-    body: list
-
-
-def parse_options(lines: list[str]) -> tuple[dict, list[str]]:
-    """Split the ``:key: value`` lines (or a ``---`` YAML block) off the start of a body."""
-    options: dict = {}
-    if lines and lines[0].strip() == "---":
-        import yaml
-
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is not None:
-            options = yaml.safe_load("\n".join(lines[1:end])) or {}
-            return options, lines[end + 1:]
-    i = 0
-    while i < len(lines):
-        match = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i])
-        if not match:
-            break
-        options[match.group(1)] = match.group(2).strip()
-        i += 1
-    return options, lines[i:]
-
-
-def parse_blocks(text: str) -> list:
-    """Split Markdown into plain lines (``str``), literal code blocks (``tuple``) and
-    :class:`Directive` objects, nested directives left inside their parent's body."""
-    lines = text.split("\n")
-    blocks: list = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        opened = DIRECTIVE_OPEN.match(line)
-        code = None if opened else CODE_OPEN.match(line)
-        if opened or code:
-            m = opened or code
-            fence = m.group("fence")
-            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-            j = i + 1
-            while j < len(lines) and not closing.match(lines[j]):
-                j += 1
-            inner = lines[i + 1:j]
-            if opened:
-                options, body = parse_options(inner)
-                blocks.append(Directive(m.group("name"), m.group("arg").strip(), options, body))
-            else:
-                blocks.append(("code", lines[i:j + 1]))
-            i = j + 1
-            continue
-        blocks.append(line)
-        i += 1
-    return blocks
-
-
-# ============================================================================ the book index
-
-@dataclass
-class Target:
-    """Something a cross-reference can point at."""
-
-    doc: str
-    kind: str                      # "section", "exercise", "solution", "theorem", "figure", ...
-    number: Optional[int] = None
-    title: str = ""
-
-    def name(self) -> str:
-        """How the book names a numbered target: "Theorem 3", "Exercise 22", "Fig. 5"."""
-        if self.kind == "figure":
-            return f"Fig. {self.number}"
-        word = PRF_NAMES.get(self.kind, self.kind.capitalize())
-        return f"{word} {self.number}" if self.number is not None else word
-
-
-@dataclass
-class BookIndex:
-    """Numbers, titles and pages of every label in the book, plus its bibliography."""
-
-    root: Path
-    docs: list
-    targets: dict = field(default_factory=dict)
-    doc_titles: dict = field(default_factory=dict)
-    bib: dict = field(default_factory=dict)
-    macros: dict = field(default_factory=dict)     # TeX macros of the site's MathJax config
-
-    def exercise_numbers(self) -> dict:
-        """{label: (book-wide number, chapter title)} of every numbered exercise.
-
-        The one computation of the numbers the book renders (``Exercise 22``), shared by the
-        notebooks and the problem sets (``assignments/otter_sets.py``).
-        """
-        return {label: (target.number, self.doc_titles[target.doc])
-                for label, target in self.targets.items()
-                if target.kind == "exercise" and target.number is not None}
-
-
-
-def _plain(text: str) -> str:
-    """Heading text without roles or emphasis markers (for link texts)."""
-    text = ROLE.sub(lambda m: EXPLICIT.sub(r"\g<text>", m.group("content")), text)
-    return text.replace("**", "").strip()
-
-
-def _read_cells(md_path: Path):
-    import jupytext
-
-    return jupytext.read(md_path, fmt="md:myst").cells
-
-
-def _walk_directives(blocks: Iterable, visit) -> None:
-    for block in blocks:
-        if isinstance(block, Directive):
-            visit(block)
-            if block.name not in CODE_DIRECTIVES and block.name != "literalinclude":
-                _walk_directives(parse_blocks("\n".join(block.body)), visit)
-
-
-def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
-    """Every ``file:`` entry of ``_toc.yml`` (root first), without suffix, in order."""
-    import yaml
-
-    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
-    files = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(toc)
-    return files
-
-
-def is_notebook_source(md_path: Path) -> bool:
-    """True if ``md_path`` is a MyST notebook (jupytext front matter with a kernelspec)."""
-    text = Path(md_path).read_text(encoding="utf-8")
-    if not text.startswith("---"):
-        return False
-    return "kernelspec" in text.split("---", 2)[1]
-
-
-def build_index(root: Path) -> BookIndex:
-    """Scan every document of ``root/_toc.yml`` in order and number what Sphinx numbers."""
-    docs = toc_files(root / "_toc.yml")
-    index = BookIndex(root=root, docs=docs)
-    counters: dict = {}
-
-    def count(kind: str) -> int:
-        counters[kind] = counters.get(kind, 0) + 1
-        return counters[kind]
-
-    for doc in docs:
-        path = root / f"{doc}.md"
-        if not path.exists():
-            continue
-        cells = _read_cells(path)
-        for cell in cells:
-            if cell.cell_type == "code":
-                fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
-                if fig.get("name"):
-                    index.targets[fig["name"]] = Target(doc, "figure", count("figure"),
-                                                        _plain(str(fig.get("caption", ""))))
-                continue
-            lines = cell.source.split("\n")
-            for k, line in enumerate(lines):
-                target = TARGET.match(line)
-                heading = HEADING.match(line)
-                if heading and heading.group("hashes") == "#" and doc not in index.doc_titles:
-                    index.doc_titles[doc] = _plain(heading.group("title"))
-                if target:
-                    nxt = next((l for l in lines[k + 1:] if l.strip()), "")
-                    h = HEADING.match(nxt)
-                    title = _plain(h.group("title")) if h else target.group("label")
-                    index.targets[target.group("label")] = Target(doc, "section", None, title)
-
-            def visit(d: Directive, doc: str = doc):
-                label = d.options.get("label")
-                nonumber = "nonumber" in d.options
-                if d.name in ("exercise", "exercise-start"):
-                    number = None if nonumber else count("exercise")
-                    if label:
-                        index.targets[label] = Target(doc, "exercise", number, d.arg)
-                elif d.name.startswith("prf:") and d.name[4:] in PRF_NAMES:
-                    kind = d.name[4:]
-                    number = None if nonumber else count(kind)
-                    if label:
-                        index.targets[label] = Target(doc, kind, number, d.arg)
-                elif d.name in ("solution", "solution-start") and label:
-                    index.targets[label] = Target(doc, "solution", None, d.arg)
-                elif d.name == "figure" and label or d.name == "figure" and d.options.get("name"):
-                    name = label or d.options["name"]
-                    index.targets[name] = Target(doc, "figure", count("figure"), "")
-
-            _walk_directives(parse_blocks(cell.source), visit)
-    index.bib = read_bibliography(root / "book" / "references.bib")
-    index.macros = tex_macros(root / "_config.yml")
-    return index
-
-
-def tex_macros(config_path: Path) -> dict:
-    """The argument-free TeX macros the site defines for MathJax (``\\Lap`` ...).
-
-    Jupyter and Colab do not know them, so the converter writes them out in the notebooks.
-    """
-    config = _config(config_path)
-    mathjax = ((config.get("sphinx") or {}).get("config") or {}).get("mathjax3_config") or {}
-    macros = (mathjax.get("tex") or {}).get("macros") or {}
-    return {name: body for name, body in macros.items() if isinstance(body, str)}
-
-
-@lru_cache(maxsize=4)
-def _cached_index(root: str, stamp: tuple) -> BookIndex:
-    return build_index(Path(root))
-
-
-def book_index(root: Path = ROOT) -> BookIndex:
-    """:func:`build_index`, cached while no chapter, ``_toc.yml`` or ``_config.yml`` changes."""
-    files = [root / "_toc.yml", root / "_config.yml", *sorted((root / "book").glob("*.md")),
-             root / "book" / "references.bib"]
-    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files if p.exists())
-    return _cached_index(str(root), stamp)
-
-
-# ============================================================================ settings
-
-def _config(config_path: Path) -> dict:
-    import yaml
-
-    return yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-
-
-def repository_settings(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
-    """``(repository.url, repository.branch)`` from the book's ``_config.yml``."""
-    repo = _config(config_path).get("repository") or {}
-    return repo.get("url", DEFAULT_REPOSITORY), repo.get("branch", "main")
-
-
-def book_site_url(config_path: Path = ROOT / "_config.yml",
-                  edition: str = "public") -> Optional[str]:
-    """Base address of the published book, ending in ``/`` (``None``: no known site).
-
-    ``html.baseurl`` of ``_config.yml`` when it is set. Otherwise, for the public and
-    instructor editions, the GitHub Pages address of ``repository.url``
-    (``https://github.com/OWNER/REPO`` -> ``https://OWNER.github.io/REPO/``), where
-    ``ghp-import`` of ``_build/html`` publishes the book; the student edition has no fallback
-    (the public pages show the solutions), so its cross-references are then plain text.
-    """
-    config = _config(config_path)
-    base = (config.get("html") or {}).get("baseurl")
-    if base:
-        return base.rstrip("/") + "/"
-    if edition == "student":
-        return None
-    url, _ = repository_settings(config_path)
-    m = re.match(r"^https?://github\.com/([^/]+)/([^/]+?)(?:\.git)?/?$", url)
-    if m:
-        return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/"
-    return url.rstrip("/") + "/"
-
-
-def release_version(pyproject: Path = ROOT / "pyproject.toml") -> str:
-    """``project.version`` of ``pyproject.toml`` (the release the notebooks belong to)."""
-    import tomllib
-
-    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
 
 
 def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[str] = None) -> str:
@@ -381,52 +91,6 @@ def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[s
         f"    %pip install --quiet \"dpolearn @ git+{url}@v{version}\"\n"
     )
 
-
-# ============================================================================ bibliography
-
-@dataclass
-class BibEntry:
-    key: str
-    authors: list          # last names
-    year: str
-    title: str
-    venue: str
-
-    def author_text(self) -> str:
-        names = self.authors
-        if not names:
-            return self.key
-        if len(names) == 1:
-            return names[0]
-        if len(names) == 2:
-            return f"{names[0]} and {names[1]}"
-        return f"{names[0]} et al."
-
-
-def _latex_to_text(text: str) -> str:
-    try:
-        text = codecs.decode(text, "ulatex")
-    except Exception:           # latexcodec missing or an unknown macro: keep the raw text
-        pass
-    return re.sub(r"[{}]", "", text).replace("\\", "").strip()
-
-
-def read_bibliography(path: Path) -> dict:
-    """``key -> BibEntry`` for every entry of a BibTeX file (via pybtex)."""
-    if not path.exists():
-        return {}
-    from pybtex.database import parse_file
-
-    entries = {}
-    for key, entry in parse_file(str(path), bib_format="bibtex").entries.items():
-        people = entry.persons.get("author") or entry.persons.get("editor") or []
-        last = [_latex_to_text(" ".join(p.prelast_names + p.last_names)) for p in people]
-        fields = entry.fields
-        venue = fields.get("journal") or fields.get("booktitle") or fields.get("publisher") \
-            or fields.get("howpublished") or fields.get("note") or ""
-        entries[key] = BibEntry(key, last, _latex_to_text(fields.get("year", "n.d.")),
-                                _latex_to_text(fields.get("title", "")), _latex_to_text(venue))
-    return entries
 
 
 def _cite(index: BookIndex, name: str, content: str, cited: list) -> str:
@@ -752,7 +416,7 @@ def convert_chapter(md_path: Path, edition: str = "public", root: Path = ROOT,
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["dpolearn"] = {
         "generated_from": doc + ".md", "edition": edition,
-        "note": "generated by tools/myst_to_notebook.py; edit the .md chapter, not this file"}
+        "note": "generated by bookkit.notebook; edit the .md chapter, not this file"}
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"
     nb.nbformat, nb.nbformat_minor = 4, 5

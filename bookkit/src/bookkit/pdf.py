@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Print the built book (or one chapter) to PDF with headless Chromium.
 
-    .venv/bin/python tools/pdf.py --html _build/html                      # whole book
-    .venv/bin/python tools/pdf.py --html _build/chapter-primer/_build/html --chapter primer
+    .venv/bin/python -m bookkit.pdf --html _build/html                      # whole book
+    .venv/bin/python -m bookkit.pdf --html _build/chapter-primer/_build/html --chapter primer
 
 ``make pdf`` and ``make pdf CHAPTER=primer`` build the HTML first and then call this script; the
 PDFs land in ``_build/pdf/`` (``dpolearn.pdf`` for the book, ``<chapter>.pdf`` for one chapter).
@@ -24,10 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from sync_notebooks import toc_files  # noqa: E402
+from .book import ROOT, toc_files
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

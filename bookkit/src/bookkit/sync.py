@@ -3,11 +3,11 @@
 
 Colab opens only ``.ipynb`` files from GitHub, and the book's Binder/Colab buttons point at
 ``book/<chapter>.ipynb`` when it exists, so these notebooks are committed. They are the public
-edition of each chapter converted to plain Markdown and code by ``tools/myst_to_notebook.py``
+edition of each chapter converted to plain Markdown and code by ``bookkit.notebook``
 (solutions included, as "Solution to Exercise N" sections; no outputs). They are generated:
 never edit them, edit the ``.md`` chapter and run
 
-    make notebooks                  # or: .venv/bin/python tools/sync_notebooks.py
+    make notebooks                  # or: .venv/bin/python -m bookkit.sync
     git add -f book/*.ipynb         # (.gitignore lists book/**/*.ipynb)
 
 ``--check`` only reports stale or missing notebooks (exit 1); ``tests/test_notebooks.py`` runs
@@ -19,10 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from myst_to_notebook import convert_chapter, is_notebook_source, notebook_text, toc_files  # noqa: E402,F401
+from .book import ROOT, is_notebook_source, toc_files
+from .notebook import convert_chapter, notebook_text
 
 
 def paired_notebook(md: Path) -> str:

@@ -6,11 +6,11 @@ By default a Jupyter Book page loads MathJax 3 from jsDelivr and the ipywidgets 
 internet, would then see raw ``$x$`` and dead widgets. This script downloads pinned versions from
 the npm registry (``npm pack``), keeps only the files a page actually loads, and writes
 ``book/_vendor/MANIFEST.json`` (versions, file list, sha256). The copies are committed, so a
-plain ``jupyter-book build .`` needs no network; ``book/_ext/dpolearn_book.py`` points Sphinx at
+plain ``jupyter-book build .`` needs no network; ``bookkit.sphinx.book`` points Sphinx at
 them. Run it only to upgrade a pin:
 
-    python tools/vendor_assets.py            # re-fetch into book/_vendor (needs npm)
-    python tools/vendor_assets.py --check    # verify book/_vendor against MANIFEST.json
+    python -m bookkit.vendor            # re-fetch into book/_vendor (needs npm)
+    python -m bookkit.vendor --check    # verify book/_vendor against MANIFEST.json
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ import tempfile
 from fnmatch import fnmatch
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from .book import ROOT
+
 VENDOR = ROOT / "book" / "_vendor"
 
 # name on npm, pinned version, directory under book/_vendor, files kept (globs relative to the
@@ -90,7 +91,7 @@ def check(dest: Path = VENDOR) -> list[str]:
     """Problems found comparing ``dest`` with its MANIFEST.json (empty list: all good)."""
     manifest_path = dest / "MANIFEST.json"
     if not manifest_path.exists():
-        return [f"{manifest_path} is missing: run python tools/vendor_assets.py"]
+        return [f"{manifest_path} is missing: run python -m bookkit.vendor"]
     manifest = json.loads(manifest_path.read_text())
     problems = []
     for rel, digest in manifest["files"].items():

@@ -1,10 +1,11 @@
 """Sphinx extension for the dpolearn book: offline assets and runnable notebooks for readers.
 
-Loaded by ``_config.yml`` (``sphinx.local_extensions``). It does three things (and works around
-an nbclient hang with widget cells, see :func:`patch_nbclient_reply_polling`).
+Loaded by ``_config.yml`` (``sphinx.extra_extensions``: ``bookkit.sphinx.book``). It does three
+things (and works around an nbclient hang with widget cells, see
+:func:`patch_nbclient_reply_polling`).
 
 1. **Offline assets.** MathJax 3, require.js and the ipywidgets HTML manager are served from the
-   copies committed under ``book/_vendor/`` (see ``tools/vendor_assets.py``) instead of CDNs,
+   copies committed under ``book/_vendor/`` (see ``bookkit.vendor``) instead of CDNs,
    so the built book typesets math and renders widgets without internet. The copies land in
    ``_static/vendored/`` of the HTML output, with ``static/widgets-setup.js`` (where the
    manager finds its fonts, and a bridge for its MathJax 2 typeset call). Repeated inline
@@ -13,13 +14,13 @@ an nbclient hang with widget cells, see :func:`patch_nbclient_reply_polling`).
 2. **Downloadable notebooks.** sphinx-book-theme copies each executed MyST notebook to
    ``_sources/<page>.ipynb`` for its ".ipynb" download button. Neither Colab nor classic
    Jupyter renders MyST, so we replace that file with the chapter converted to plain Markdown
-   and code by ``tools/myst_to_notebook.py`` (install cell first), for the edition being built
+   and code by ``bookkit.notebook`` (install cell first), for the edition being built
    (config value ``dpolearn_edition``: ``public``, or ``student`` without solutions, see
-   ``tools/editions.py``), with the outputs of the executed notebook copied cell by cell.
+   ``bookkit.editions``), with the outputs of the executed notebook copied cell by cell.
 3. **Paired notebooks for Colab and Binder.** Colab opens only ``.ipynb`` files from GitHub. The
    theme points its launch buttons at ``book/<page>.ipynb`` when that file exists next to the
    ``.md`` source, so those notebooks are committed. :func:`paired_notebook` is the same
-   conversion (public edition, no outputs); ``tools/sync_notebooks.py`` writes them and
+   conversion (public edition, no outputs); ``bookkit.sync`` writes them and
    ``tests/test_notebooks.py`` checks they are in sync.
 
 Chapters themselves carry no install cell: the converter adds it, in one place.
@@ -27,14 +28,20 @@ Chapters themselves carry no install cell: the converter adds it, in one place.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 from sphinx.util import logging as sphinx_logging
 
+from ..book import ROOT, is_notebook_source, repository_settings
+from ..notebook import (
+    convert_chapter,
+    copy_outputs,
+    install_source,  # noqa: F401  (the install cell, for the tests)
+    notebook_text,
+)
+
 logger = sphinx_logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "book" / "_vendor"
 STATIC_SUBDIR = "vendored"   # -> _build/html/_static/vendored/ (the theme owns _static/vendor)
 MATHJAX_PATH = f"{STATIC_SUBDIR}/mathjax/tex-mml-chtml.js"
@@ -47,20 +54,12 @@ WIDGETS_JS = {
     f"{STATIC_SUBDIR}/html-manager/embed-amd.js": {
         "data-jupyter-widgets-cdn": "https://cdn.jsdelivr.net/npm/"},
 }
-TOOLS = ROOT / "tools"
-if str(TOOLS) not in sys.path:
-    sys.path.insert(0, str(TOOLS))
-
-# The notebook conversion lives in tools/myst_to_notebook.py (also a command-line tool).
-from myst_to_notebook import (INSTALL_TAG, convert_chapter, copy_outputs,  # noqa: E402,F401
-                              install_source, is_notebook_source, notebook_text,
-                              repository_settings)
-
 EDITION_CONFIG = "dpolearn_edition"
 
 
 def paired_notebook(md_path: Path) -> str:
-    """The committed ``.ipynb`` twin of chapter ``md_path`` (public edition, no outputs), as JSON."""
+    """The committed ``.ipynb`` twin of chapter ``md_path`` (public edition, no outputs), as
+    JSON."""
     return notebook_text(convert_chapter(md_path, "public"))
 
 
@@ -95,7 +94,8 @@ def patch_nbclient_reply_polling(step: float = 1.0) -> None:
         async def stepped_get_msg(timeout=None, **kwargs):
             deadline = None if timeout is None else time.monotonic() + timeout
             while True:
-                wait = step if deadline is None else min(step, max(0.0, deadline - time.monotonic()))
+                wait = step if deadline is None \
+                    else min(step, max(0.0, deadline - time.monotonic()))
                 try:
                     return await get_msg(timeout=wait, **kwargs)
                 except Empty:
@@ -118,7 +118,7 @@ def _use_local_assets(app, config) -> None:
         from sphinx.util import logging
         logging.getLogger(__name__).warning(
             "book/_vendor is missing: MathJax and widgets load from CDNs "
-            "(run python tools/vendor_assets.py)")
+            "(run python -m bookkit.vendor)")
         return
     default_mathjax = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"
     if not config.mathjax_path or config.mathjax_path == default_mathjax:
@@ -210,7 +210,7 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app):
     patch_nbclient_reply_polling()
-    # "public" (solutions in dropdowns) or "student" (no solutions); set by tools/editions.py.
+    # "public" (solutions in dropdowns) or "student" (no solutions); set by bookkit.editions.
     app.add_config_value(EDITION_CONFIG, "public", "env")
     app.connect("config-inited", _use_local_assets, priority=900)
     app.connect("config-inited", _theme_defaults, priority=900)

@@ -1,6 +1,6 @@
 """Sphinx extension: every experiment figure as files for slides and lecture notes.
 
-Loaded by ``_config.yml`` (``sphinx.local_extensions``).
+Loaded by ``_config.yml`` (``sphinx.extra_extensions``: ``bookkit.sphinx.figures``).
 
 * When the build finishes (and ``book/figures`` is part of it), every registered experiment that
   has a figure is drawn from its data (the experiment cache that the chapters just filled, at
@@ -11,16 +11,16 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).
 * During the build ``$DPOLEARN_FIGURE_DIR`` points at the same directory and
   ``$DPOLEARN_FIGURE_PAGE`` names the page being executed, so a figure that a chapter's
   ``draw_<what>`` function draws with ``dpl.plotting.subplots`` (every widget's drawing) is
-  exported at its first, default call as ``<page>-<what>``; a cell may also call
-  ``dpl.plotting.export(fig, "<name>")`` itself.
+  exported at its first, default call as ``<page>-<what>``
+  (:func:`bookkit.figures.export_chapter_figures`, in the page's kernel).
 * The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
   experiment id, what it shows, its chapter, and links to the three files; the figures that
   chapter cells exported are added to the table when the build finishes.
-* Every figure a page shows is audited for legibility (:mod:`dpolearn._figure_audit`): the
+* Every figure a page shows is audited for legibility (:mod:`bookkit.figures`): the
   build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
-  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at ``<build>/figure-audit/records/<page>``
-  (the docname, ``/`` written ``--``), where the kernel of the page writes one JSON line per
-  displayed figure. When the build finishes the
+  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at
+  ``<build>/figure-audit/records/<page>`` (the docname, ``/`` written ``--``), where the kernel
+  of the page writes one JSON line per displayed figure. When the build finishes the
   records are written to ``_static/figure-audit.json`` and every failing figure, and every cell
   that shows more images than were audited, is a warning naming the page (an error under
   ``-W``).
@@ -36,7 +36,7 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.util import logging as sphinx_logging
 
-from dpolearn import _figure_audit
+from .. import figures as figure_audit
 
 logger = sphinx_logging.getLogger(__name__)
 
@@ -45,8 +45,8 @@ FIGURES_PAGE = "book/figures"                # files are written when this page 
 CHAPTER_ROWS_MARK = "<!-- dpolearn-figures: chapter figures -->"
 AUDIT_JSON = "figure-audit.json"             # -> _build/html/_static/figure-audit.json
 KERNEL_CONFIG = (
-    "# Written by book/_ext/dpolearn_figures.py: the book build's kernels audit every figure.\n"
-    "c.InteractiveShellApp.extensions = ['dpolearn._figure_audit']\n"
+    "# Written by bookkit.sphinx.figures: the book build's kernels audit every figure.\n"
+    "c.InteractiveShellApp.extensions = ['bookkit.figures']\n"
 )
 
 
@@ -98,7 +98,7 @@ def _fill_tables(app, doctree, docname):
 
 
 def _set_export_dir(app, config):
-    os.environ["DPOLEARN_FIGURE_DIR"] = str(_figure_dir(app))
+    os.environ[figure_audit.FIGURE_DIR_ENV] = str(_figure_dir(app))
     _set_up_audit(app)
 
 
@@ -114,7 +114,7 @@ def _set_up_audit(app) -> None:
     (profile / "ipython_kernel_config.py").write_text(KERNEL_CONFIG, encoding="utf-8")
     (root / "records").mkdir(exist_ok=True)
     os.environ["IPYTHONDIR"] = str(root / "ipython")
-    os.environ[_figure_audit.AUDIT_DIR_ENV] = str(root / "records")
+    os.environ[figure_audit.AUDIT_DIR_ENV] = str(root / "records")
 
 
 def _page(docname: str) -> str:
@@ -129,10 +129,10 @@ def _records_dir(app, docname: str) -> Path:
 def _set_page(app, docname, source):
     """Name the page about to be executed and the directory of its figure records (its kernel
     inherits the environment), and forget the records of its previous execution."""
-    os.environ["DPOLEARN_FIGURE_PAGE"] = _page(docname)
+    os.environ[figure_audit.FIGURE_PAGE_ENV] = _page(docname)
     records = _records_dir(app, docname)
     shutil.rmtree(records, ignore_errors=True)
-    os.environ[_figure_audit.AUDIT_DIR_ENV] = str(records)
+    os.environ[figure_audit.AUDIT_DIR_ENV] = str(records)
 
 
 def _in_figure(image) -> bool:
@@ -189,14 +189,14 @@ def _audit_figures(app, exception):
     shown = getattr(app.env, "dpolearn_shown_images", {})
     pages, figures, failing = {}, [], 0
     for docname in sorted(app.env.found_docs):
-        page_records = [rec for recs in _figure_audit.read_records(
+        page_records = [rec for recs in figure_audit.read_records(
             _records_dir(app, docname)).values() for rec in recs]
         cells = shown.get(docname, {})
         if not page_records and not any(c["images"] for c in cells.values()):
             continue
-        for message in _figure_audit.audit_warnings(page_records, cells):
+        for message in figure_audit.audit_warnings(page_records, cells):
             logger.warning(f"figure audit: {message}", location=docname)
-        checked, _ = _figure_audit.audit_page(page_records, cells)
+        checked, _ = figure_audit.audit_page(page_records, cells)
         failing += sum(1 for rec in checked if rec["problems"])
         pages[docname] = {"figures": len(checked),
                           "widget_figures": sum(1 for rec in checked if rec.get("widget")),
@@ -206,8 +206,8 @@ def _audit_figures(app, exception):
         return
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
-    summary = {"column_px": _figure_audit.plotting.COLUMN_WIDTH_PX,
-               "min_font_pt": _figure_audit.plotting.MIN_FONT_PT,
+    summary = {"column_px": figure_audit.COLUMN_WIDTH_PX,
+               "min_font_pt": figure_audit.MIN_FONT_PT,
                "scale": os.environ.get("DPOLEARN_SCALE", "quick"),
                "figures_audited": len(figures), "figures_failing": failing,
                "pages": pages, "figures": figures}
@@ -248,8 +248,9 @@ def _export_all(app, exception):
 
 
 def _list_chapter_figures(app, target: Path, experiment_ids) -> None:
-    """Add the figures that chapter cells exported themselves (``dpl.plotting.export``) to the
-    table of the figures page, which is written before the build finishes."""
+    """Add the figures that chapter functions drew (widget drawings, exported by the kernels:
+    :func:`bookkit.figures.export_chapter_figures`) to the table of the figures page, which is
+    written before the build finishes."""
     names = sorted({p.stem for p in target.glob("*.svg")} - set(experiment_ids))
     page = Path(app.outdir) / f"{FIGURES_PAGE}.html"
     if not page.exists():

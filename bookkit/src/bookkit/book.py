@@ -1,0 +1,472 @@
+"""The book index: what the converter, the editions and the other tools share.
+
+* the chapters of ``_toc.yml`` in reading order (:func:`toc_files`);
+* every label of the book with the number Sphinx gives it (boxes, exercises and figures are
+  numbered book-wide in table-of-contents order) and its title (:func:`build_index`,
+  :func:`book_index`);
+* the bibliography of ``book/references.bib`` (:func:`read_bibliography`);
+* the book's settings in ``_config.yml`` and ``pyproject.toml`` (:func:`repository_settings`,
+  :func:`book_site_url`, :func:`release_version`, :func:`tex_macros`);
+* the editions and the solution stripping of the student edition (:data:`EDITIONS`,
+  :func:`strip_solutions`): a chapter without its solutions, in both forms the chapters use,
+  a ``{solution}`` directive and the gated ``{solution-start}`` ... ``{solution-end}`` form with
+  the code cells between them.
+
+The code of this module was moved here unchanged from the converter (``bookkit.notebook``) and
+the editions (``bookkit.editions``), which both use it.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Optional
+
+#: The repository that holds the book (``_toc.yml``, ``_config.yml``, ``book/``):
+#: this file is ``<root>/bookkit/src/bookkit/book.py``.
+ROOT = Path(__file__).resolve().parents[3]
+
+DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
+EDITIONS = ("public", "instructor", "student")
+
+#: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
+DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})"
+                            r"\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
+#: Opening fence of a plain code block (```python, ~~~).
+CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
+#: An inline role ``{name}`content```.
+ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
+#: A MyST target line ``(label)=``.
+TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
+#: Explicit title in a role: ``text <target>``.
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+
+CODE_DIRECTIVES = {"code", "code-block", "sourcecode"}
+#: Sphinx-proof kinds and how the book names them.
+PRF_NAMES = {"theorem": "Theorem", "lemma": "Lemma", "definition": "Definition",
+             "algorithm": "Algorithm", "corollary": "Corollary", "proposition": "Proposition",
+             "conjecture": "Conjecture", "remark": "Remark", "example": "Example",
+             "axiom": "Axiom", "criterion": "Criterion", "observation": "Observation",
+             "assumption": "Assumption", "property": "Property", "notation": "Notation"}
+
+# ============================================================================ parsing
+
+@dataclass
+class Directive:
+    """One fenced directive: name, argument, options and body lines (not yet converted)."""
+
+    name: str
+    arg: str
+    options: dict
+    body: list
+
+
+def parse_options(lines: list[str]) -> tuple[dict, list[str]]:
+    """Split the ``:key: value`` lines (or a ``---`` YAML block) off the start of a body."""
+    options: dict = {}
+    if lines and lines[0].strip() == "---":
+        import yaml
+
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is not None:
+            options = yaml.safe_load("\n".join(lines[1:end])) or {}
+            return options, lines[end + 1:]
+    i = 0
+    while i < len(lines):
+        match = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i])
+        if not match:
+            break
+        options[match.group(1)] = match.group(2).strip()
+        i += 1
+    return options, lines[i:]
+
+
+def parse_blocks(text: str) -> list:
+    """Split Markdown into plain lines (``str``), literal code blocks (``tuple``) and
+    :class:`Directive` objects, nested directives left inside their parent's body."""
+    lines = text.split("\n")
+    blocks: list = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = DIRECTIVE_OPEN.match(line)
+        code = None if opened else CODE_OPEN.match(line)
+        if opened or code:
+            m = opened or code
+            fence = m.group("fence")
+            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+            j = i + 1
+            while j < len(lines) and not closing.match(lines[j]):
+                j += 1
+            inner = lines[i + 1:j]
+            if opened:
+                options, body = parse_options(inner)
+                blocks.append(Directive(m.group("name"), m.group("arg").strip(), options, body))
+            else:
+                blocks.append(("code", lines[i:j + 1]))
+            i = j + 1
+            continue
+        blocks.append(line)
+        i += 1
+    return blocks
+
+
+# ============================================================================ the book index
+
+@dataclass
+class Target:
+    """Something a cross-reference can point at."""
+
+    doc: str
+    kind: str                      # "section", "exercise", "solution", "theorem", "figure", ...
+    number: Optional[int] = None
+    title: str = ""
+
+    def name(self) -> str:
+        """How the book names a numbered target: "Theorem 3", "Exercise 22", "Fig. 5"."""
+        if self.kind == "figure":
+            return f"Fig. {self.number}"
+        word = PRF_NAMES.get(self.kind, self.kind.capitalize())
+        return f"{word} {self.number}" if self.number is not None else word
+
+
+@dataclass
+class BookIndex:
+    """Numbers, titles and pages of every label in the book, plus its bibliography."""
+
+    root: Path
+    docs: list
+    targets: dict = field(default_factory=dict)
+    doc_titles: dict = field(default_factory=dict)
+    bib: dict = field(default_factory=dict)
+    macros: dict = field(default_factory=dict)     # TeX macros of the site's MathJax config
+
+    def exercise_numbers(self) -> dict:
+        """{label: (book-wide number, chapter title)} of every numbered exercise.
+
+        The one computation of the numbers the book renders (``Exercise 22``), shared by the
+        notebooks and the problem sets (``assignments/otter_sets.py``).
+        """
+        return {label: (target.number, self.doc_titles[target.doc])
+                for label, target in self.targets.items()
+                if target.kind == "exercise" and target.number is not None}
+
+
+
+def _plain(text: str) -> str:
+    """Heading text without roles or emphasis markers (for link texts)."""
+    text = ROLE.sub(lambda m: EXPLICIT.sub(r"\g<text>", m.group("content")), text)
+    return text.replace("**", "").strip()
+
+
+def _read_cells(md_path: Path):
+    import jupytext
+
+    return jupytext.read(md_path, fmt="md:myst").cells
+
+
+def _walk_directives(blocks: Iterable, visit) -> None:
+    for block in blocks:
+        if isinstance(block, Directive):
+            visit(block)
+            if block.name not in CODE_DIRECTIVES and block.name != "literalinclude":
+                _walk_directives(parse_blocks("\n".join(block.body)), visit)
+
+
+def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
+    """Every ``file:`` entry of ``_toc.yml`` (root first), without suffix, in order."""
+    import yaml
+
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(toc)
+    return files
+
+
+def is_notebook_source(md_path: Path) -> bool:
+    """True if ``md_path`` is a MyST notebook (jupytext front matter with a kernelspec)."""
+    text = Path(md_path).read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    return "kernelspec" in text.split("---", 2)[1]
+
+
+def build_index(root: Path) -> BookIndex:
+    """Scan every document of ``root/_toc.yml`` in order and number what Sphinx numbers."""
+    docs = toc_files(root / "_toc.yml")
+    index = BookIndex(root=root, docs=docs)
+    counters: dict = {}
+
+    def count(kind: str) -> int:
+        counters[kind] = counters.get(kind, 0) + 1
+        return counters[kind]
+
+    for doc in docs:
+        path = root / f"{doc}.md"
+        if not path.exists():
+            continue
+        cells = _read_cells(path)
+        for cell in cells:
+            if cell.cell_type == "code":
+                fig = (cell.metadata.get("mystnb") or {}).get("figure") or {}
+                if fig.get("name"):
+                    index.targets[fig["name"]] = Target(doc, "figure", count("figure"),
+                                                        _plain(str(fig.get("caption", ""))))
+                continue
+            lines = cell.source.split("\n")
+            for k, line in enumerate(lines):
+                target = TARGET.match(line)
+                heading = HEADING.match(line)
+                if heading and heading.group("hashes") == "#" and doc not in index.doc_titles:
+                    index.doc_titles[doc] = _plain(heading.group("title"))
+                if target:
+                    nxt = next((l for l in lines[k + 1:] if l.strip()), "")
+                    h = HEADING.match(nxt)
+                    title = _plain(h.group("title")) if h else target.group("label")
+                    index.targets[target.group("label")] = Target(doc, "section", None, title)
+
+            def visit(d: Directive, doc: str = doc):
+                label = d.options.get("label")
+                nonumber = "nonumber" in d.options
+                if d.name in ("exercise", "exercise-start"):
+                    number = None if nonumber else count("exercise")
+                    if label:
+                        index.targets[label] = Target(doc, "exercise", number, d.arg)
+                elif d.name.startswith("prf:") and d.name[4:] in PRF_NAMES:
+                    kind = d.name[4:]
+                    number = None if nonumber else count(kind)
+                    if label:
+                        index.targets[label] = Target(doc, kind, number, d.arg)
+                elif d.name in ("solution", "solution-start") and label:
+                    index.targets[label] = Target(doc, "solution", None, d.arg)
+                elif d.name == "figure" and label or d.name == "figure" and d.options.get("name"):
+                    name = label or d.options["name"]
+                    index.targets[name] = Target(doc, "figure", count("figure"), "")
+
+            _walk_directives(parse_blocks(cell.source), visit)
+    index.bib = read_bibliography(root / "book" / "references.bib")
+    index.macros = tex_macros(root / "_config.yml")
+    return index
+
+
+def tex_macros(config_path: Path) -> dict:
+    """The argument-free TeX macros the site defines for MathJax (``\\Lap`` ...).
+
+    Jupyter and Colab do not know them, so the converter writes them out in the notebooks.
+    """
+    config = _config(config_path)
+    mathjax = ((config.get("sphinx") or {}).get("config") or {}).get("mathjax3_config") or {}
+    macros = (mathjax.get("tex") or {}).get("macros") or {}
+    return {name: body for name, body in macros.items() if isinstance(body, str)}
+
+
+@lru_cache(maxsize=4)
+def _cached_index(root: str, stamp: tuple) -> BookIndex:
+    return build_index(Path(root))
+
+
+def book_index(root: Path = ROOT) -> BookIndex:
+    """:func:`build_index`, cached while no chapter, ``_toc.yml`` or ``_config.yml`` changes."""
+    files = [root / "_toc.yml", root / "_config.yml", *sorted((root / "book").glob("*.md")),
+             root / "book" / "references.bib"]
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for p in files if p.exists())
+    return _cached_index(str(root), stamp)
+
+
+# ============================================================================ settings
+
+def _config(config_path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+
+
+def repository_settings(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
+    """``(repository.url, repository.branch)`` from the book's ``_config.yml``."""
+    repo = _config(config_path).get("repository") or {}
+    return repo.get("url", DEFAULT_REPOSITORY), repo.get("branch", "main")
+
+
+def book_site_url(config_path: Path = ROOT / "_config.yml",
+                  edition: str = "public") -> Optional[str]:
+    """Base address of the published book, ending in ``/`` (``None``: no known site).
+
+    ``html.baseurl`` of ``_config.yml`` when it is set. Otherwise, for the public and
+    instructor editions, the GitHub Pages address of ``repository.url``
+    (``https://github.com/OWNER/REPO`` -> ``https://OWNER.github.io/REPO/``), where
+    ``ghp-import`` of ``_build/html`` publishes the book; the student edition has no fallback
+    (the public pages show the solutions), so its cross-references are then plain text.
+    """
+    config = _config(config_path)
+    base = (config.get("html") or {}).get("baseurl")
+    if base:
+        return base.rstrip("/") + "/"
+    if edition == "student":
+        return None
+    url, _ = repository_settings(config_path)
+    m = re.match(r"^https?://github\.com/([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    if m:
+        return f"https://{m.group(1).lower()}.github.io/{m.group(2)}/"
+    return url.rstrip("/") + "/"
+
+
+def release_version(pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """``project.version`` of ``pyproject.toml`` (the release the notebooks belong to)."""
+    import tomllib
+
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+
+
+# ============================================================================ bibliography
+
+@dataclass
+class BibEntry:
+    key: str
+    authors: list          # last names
+    year: str
+    title: str
+    venue: str
+
+    def author_text(self) -> str:
+        names = self.authors
+        if not names:
+            return self.key
+        if len(names) == 1:
+            return names[0]
+        if len(names) == 2:
+            return f"{names[0]} and {names[1]}"
+        return f"{names[0]} et al."
+
+
+def _latex_to_text(text: str) -> str:
+    try:
+        text = codecs.decode(text, "ulatex")
+    except Exception:           # latexcodec missing or an unknown macro: keep the raw text
+        pass
+    return re.sub(r"[{}]", "", text).replace("\\", "").strip()
+
+
+def read_bibliography(path: Path) -> dict:
+    """``key -> BibEntry`` for every entry of a BibTeX file (via pybtex)."""
+    if not path.exists():
+        return {}
+    from pybtex.database import parse_file
+
+    entries = {}
+    for key, entry in parse_file(str(path), bib_format="bibtex").entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        last = [_latex_to_text(" ".join(p.prelast_names + p.last_names)) for p in people]
+        fields = entry.fields
+        venue = fields.get("journal") or fields.get("booktitle") or fields.get("publisher") \
+            or fields.get("howpublished") or fields.get("note") or ""
+        entries[key] = BibEntry(key, last, _latex_to_text(fields.get("year", "n.d.")),
+                                _latex_to_text(fields.get("title", "")), _latex_to_text(venue))
+    return entries
+
+
+# ============================================================================ editions
+
+_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
+
+
+@dataclass
+class Solution:
+    """One solution removed from a chapter."""
+
+    exercise: str          # label of the exercise it answers (the directive's argument)
+    form: str              # "directive" ({solution}) or "gated" ({solution-start}, -end)
+    source: str            # the removed source, prose and code cells
+    label: Optional[str] = None   # its own :label:, if it has one
+
+
+@dataclass
+class Stripped:
+    """A chapter without its solutions."""
+
+    text: str
+    removed: list = field(default_factory=list)
+
+
+def _closing_index(lines: list[str], start: int, fence: str) -> int:
+    """Index of the line closing the fence opened at ``start`` (or the last line)."""
+    closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    j = start + 1
+    while j < len(lines) and not closing.match(lines[j]):
+        j += 1
+    return min(j, len(lines) - 1)
+
+
+def _label_of(lines: list[str]) -> Optional[str]:
+    for line in lines[1:]:
+        m = re.match(r"^\s*:label:\s*(\S+)", line)
+        if m:
+            return m.group(1)
+        if not line.strip().startswith(":"):
+            return None
+    return None
+
+
+def strip_solutions(text: str) -> Stripped:
+    """Remove every solution (both forms, with the code cells of the gated form) from ``text``.
+
+    References to a removed solution's own label become plain text, so the edition still
+    builds under ``-W``.
+    """
+    lines = text.split("\n")
+    kept: list[str] = []
+    removed: list[Solution] = []
+    i = 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i])
+        if m and m.group("name") in ("solution", "solution-start"):
+            end = _closing_index(lines, i, m.group("fence"))
+            form = "directive"
+            if m.group("name") == "solution-start":
+                form = "gated"
+                # Everything up to and including the fenced {solution-end} directive.
+                k = end + 1
+                while k < len(lines):
+                    e = _OPEN.match(lines[k])
+                    if e and e.group("name") == "solution-end":
+                        end = _closing_index(lines, k, e.group("fence"))
+                        break
+                    k += 1
+                else:
+                    raise ValueError(f"{{solution-start}} {m.group('arg')} at line {i + 1} "
+                                     "has no {solution-end}")
+            block = lines[i:end + 1]
+            removed.append(Solution(m.group("arg").strip(), form, "\n".join(block),
+                                    _label_of(block)))
+            i = end + 1
+            # drop the blank lines (and a jupytext cell break) the block leaves behind
+            while i < len(lines) and lines[i].strip() == "" and kept and kept[-1].strip() == "":
+                i += 1
+            continue
+        kept.append(lines[i])
+        i += 1
+    out = "\n".join(kept)
+    for sol in removed:
+        if sol.label:
+            out = re.sub(r"\{(?:ref|numref)\}`(?:([^`<]*?)\s*<)?" + re.escape(sol.label) + r">?`",
+                         lambda mm: mm.group(1) or "the solution", out)
+    return Stripped(out, removed)
+
+
+def solutions_of(text: str) -> list[Solution]:
+    """The solutions of a chapter (what :func:`strip_solutions` removes)."""
+    return strip_solutions(text).removed
