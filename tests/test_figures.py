@@ -406,6 +406,35 @@ axes[0, 0].plot([0, 1], [1, 0])
 """
 
 
+def _figures_in_a_kernel() -> int:
+    """Images in the output of one cell that draws a figure, run by nbclient in a new kernel
+    (as myst-nb runs the pages of a book build: the kernel inherits this environment)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0]);")])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    return sum("image/png" in out.get("data", {}) for out in nb.cells[0].outputs)
+
+
+def test_book_kernels_show_figures_whatever_mplbackend_the_build_inherits(monkeypatch, tmp_path):
+    """With ``MPLBACKEND=Agg`` in the environment (CI and test set-ups set it), a kernel draws
+    with Agg and shows no figure: a page's captioned figures then never exist and every
+    reference to them is an "undefined label". The figure extension tells the build's kernels
+    to use the inline backend."""
+    from types import SimpleNamespace
+
+    for name in ("IPYTHONDIR", figure_audit.AUDIT_DIR_ENV):   # restored (or removed) after
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    assert _figures_in_a_kernel() == 0                  # the failure: nothing is shown
+    figures_ext._set_up_audit(SimpleNamespace(outdir=str(tmp_path / "html")))
+    assert figures_ext.INLINE_BACKEND == "module://matplotlib_inline.backend_inline"
+    assert _figures_in_a_kernel() == 1                  # monkeypatch restores the environment
+
+
 @pytest.mark.slow
 def test_a_book_with_an_illegible_figure_fails_to_build(tmp_path):
     """End to end: jupyter-book with the book's figure extension, -W, one planted page. The

@@ -18,7 +18,8 @@ Loaded by ``_config.yml`` (``sphinx.extra_extensions``: ``bookkit.sphinx.figures
   chapter cells exported are added to the table when the build finishes.
 * Every figure a page shows is audited for legibility (:mod:`bookkit.figures`): the
   build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
-  IPython extension, and ``$DPOLEARN_FIGURE_AUDIT`` at
+  IPython extension (and ``$MPLBACKEND`` at matplotlib's inline backend, see
+  :func:`_set_up_audit`), and ``$DPOLEARN_FIGURE_AUDIT`` at
   ``<build>/figure-audit/records/<page>`` (the docname, ``/`` written ``--``), where the kernel
   of the page writes one JSON line per displayed figure. When the build finishes the
   records are written to ``_static/figure-audit.json`` and every failing figure, and every cell
@@ -48,6 +49,9 @@ KERNEL_CONFIG = (
     "# Written by bookkit.sphinx.figures: the book build's kernels audit every figure.\n"
     "c.InteractiveShellApp.extensions = ['bookkit.figures']\n"
 )
+#: The backend a page's kernel must draw with: ipykernel's default, whose PNG formatter shows
+#: each figure in the cell's output (and which the audit wraps).
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 def _figure_dir(app) -> Path:
@@ -107,13 +111,23 @@ def _audit_dir(app) -> Path:
 
 
 def _set_up_audit(app) -> None:
-    """A kernel profile that loads the figure audit, and the directory of its records."""
+    """A kernel profile that loads the figure audit, the directory of its records, and the
+    inline backend for the kernels.
+
+    The kernels inherit the build's environment. ipykernel selects the inline backend only when
+    ``$MPLBACKEND`` is unset, so a build run with, e.g., ``MPLBACKEND=Agg`` (common in CI and
+    test set-ups) would execute every page with a backend that displays nothing: no figure in
+    any cell's output, hence no target for the ``mystnb`` figure names, and the build would fail
+    with "undefined label" warnings for every figure reference (and audit nothing). The
+    kernels are therefore told to use the inline backend, whatever the environment says.
+    """
     root = _audit_dir(app)
     profile = root / "ipython" / "profile_default"
     profile.mkdir(parents=True, exist_ok=True)
     (profile / "ipython_kernel_config.py").write_text(KERNEL_CONFIG, encoding="utf-8")
     (root / "records").mkdir(exist_ok=True)
     os.environ["IPYTHONDIR"] = str(root / "ipython")
+    os.environ["MPLBACKEND"] = INLINE_BACKEND
     os.environ[figure_audit.AUDIT_DIR_ENV] = str(root / "records")
 
 
