@@ -148,7 +148,7 @@ class BookIndex:
         """{label: (book-wide number, chapter title)} of every numbered exercise.
 
         The one computation of the numbers the book renders (``Exercise 22``), shared by the
-        notebooks and the problem sets (``assignments/otter_sets.py``).
+        notebooks and the problem sets (``bookkit.assignments``).
         """
         return {label: (target.number, self.doc_titles[target.doc])
                 for label, target in self.targets.items()
