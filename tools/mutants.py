@@ -154,7 +154,9 @@ def pytest_stages(box: Path, mutated_file: str | None, tests=None) -> list:
 
 def sandbox_env(box: Path) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(box) + os.pathsep + env.get("PYTHONPATH", "")
+    # the copy's package and the copy's book machinery (bookkit/src), before anything installed
+    env["PYTHONPATH"] = os.pathsep.join([str(box), str(box / "bookkit" / "src"),
+                                         env.get("PYTHONPATH", "")])
     env["DPOLEARN_PROGRESS"] = "0"
     env["DPOLEARN_SCALE"] = "quick"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
