@@ -24,9 +24,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
-#: The repository that holds the book (``_toc.yml``, ``_config.yml``, ``book/``):
-#: this file is ``<root>/bookkit/src/bookkit/book.py``.
-ROOT = Path(__file__).resolve().parents[3]
+
+def _repository_root() -> Path:
+    """The checkout this file belongs to (``<root>/bookkit/src/bookkit/book.py``, an editable
+    install), else the nearest folder with a ``_toc.yml`` from the working directory up."""
+    here = Path(__file__).resolve().parents[3]
+    if (here / "_toc.yml").exists():
+        return here
+    cwd = Path.cwd().resolve()
+    return next((d for d in (cwd, *cwd.parents) if (d / "_toc.yml").exists()), here)
+
+
+#: The repository that holds the book (``_toc.yml``, ``_config.yml``, ``book/``).
+ROOT = _repository_root()
 
 DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
 EDITIONS = ("public", "instructor", "student")
