@@ -1,9 +1,11 @@
-"""dpolearn as a library: the wheel and sdist hold the package only, and the wheel works alone.
+"""dpolearn as a library: the wheel and sdist hold the package only (no book machinery, which
+lives in bookkit/), and the wheel works alone.
 
 The build runs without isolation (``python -m build --no-isolation``), so it needs the
 build-system requirements of pyproject.toml in the test environment (requirements-test.txt).
 """
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -52,7 +54,15 @@ def dist(tmp_path_factory):
     return wheel, sdist
 
 
-FORBIDDEN = ("_build/", ".venv/", "results/", "__pycache__/", ".pyc", "book/", ".git/", ".ipynb")
+FORBIDDEN = ("_build/", ".venv/", "results/", "__pycache__/", ".pyc", "book/", ".git/", ".ipynb",
+             "bookkit", "_figure_audit")
+
+#: What marks book machinery in a module's source: an IPython extension (the figure audit of
+#: the build's kernels), a Sphinx extension, the build's environment variables, the page-width
+#: model of the book's theme, the book's machinery itself.
+BOOK_MACHINERY = re.compile(r"load_ipython_extension|def setup\(app|^\s*(?:from|import) sphinx"
+                            r"|DPOLEARN_FIGURE_|COLUMN_WIDTH_PX|display_scale|bookkit"
+                            r"|_toc\.yml|jupyter.book", re.MULTILINE)
 
 
 def test_wheel_and_sdist_hold_the_package_only(dist):
@@ -70,6 +80,19 @@ def test_wheel_and_sdist_hold_the_package_only(dist):
     # Every module of the package is in the wheel.
     here = {str(p.relative_to(ROOT)) for p in (ROOT / "dpolearn").rglob("*.py")}
     assert here <= set(wheel_names), sorted(here - set(wheel_names))[:10]
+
+
+def test_wheel_holds_no_book_machinery(dist):
+    wheel, _ = dist
+    with zipfile.ZipFile(wheel) as zf:
+        sources = {n: zf.read(n).decode("utf-8") for n in zf.namelist() if n.endswith(".py")}
+    assert "dpolearn/plotting.py" in sources
+    hits = [f"{name}: {m.group(0)!r}" for name, text in sorted(sources.items())
+            for m in [BOOK_MACHINERY.search(text)] if m]
+    assert hits == []
+    # the check sees the machinery where it is
+    audit = (ROOT / "bookkit" / "src" / "bookkit" / "figures.py").read_text(encoding="utf-8")
+    assert BOOK_MACHINERY.search(audit)
 
 
 WHEEL_CHECK = textwrap.dedent("""
