@@ -19,7 +19,9 @@ __all__ = [
     "check_choice",
     "check_delta",
     "check_epsilon",
+    "check_figure",
     "check_int_array",
+    "check_interval",
     "check_means",
     "check_positive",
     "check_positive_int",
@@ -27,6 +29,7 @@ __all__ = [
     "check_table",
     "floor_log2",
     "is_power_of_two",
+    "scalar_or_array",
     "show",
 ]
 
@@ -66,8 +69,55 @@ def show(value: Any) -> str:
     return repr(value)
 
 
-def _scalar_or_array(arr: np.ndarray):
-    return float(arr) if arr.ndim == 0 else arr
+def scalar_or_array(value: Any, kind: type = float):
+    """A 0-d result as a Python number (``kind``: float or int), anything else as an array.
+
+    The one rule by which functions that accept a scalar or an array return their result.
+
+    >>> scalar_or_array(np.float64(0.5)), scalar_or_array([1, 2]).tolist()
+    (0.5, [1, 2])
+    """
+    arr = np.asarray(value)
+    return kind(arr) if arr.ndim == 0 else arr
+
+
+def _bound(value: float) -> str:
+    return "inf" if value == np.inf else ("-inf" if value == -np.inf else show(value))
+
+
+def check_interval(name: str, value: Any, low: float = -np.inf, high: float = np.inf, *,
+                   low_open: bool = False, high_open: bool = False, allow_inf: bool = False):
+    """A real number (or array of them) in an interval; NaN is always refused.
+
+    ``low``/``high`` are the ends (``low_open``/``high_open`` exclude them); infinite entries
+    are refused unless ``allow_inf``. Returns a float for a scalar, else a float array.
+
+    >>> check_interval("gap", 0.25, 0, 0.5, low_open=True, high_open=True)
+    0.25
+    >>> check_interval("t", 0.5, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: t must be finite and >= 1, got 0.5
+    """
+    arr = as_float_array(name, value)
+    bad = (np.isnan(arr) | ((arr <= low) if low_open else (arr < low))
+           | ((arr >= high) if high_open else (arr > high)))
+    if not allow_inf:
+        bad |= np.isinf(arr)
+    if np.any(bad):
+        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
+        finite = "" if allow_inf else "finite and "
+        if np.isfinite(low) and np.isfinite(high):
+            rule = (f"lie in {'(' if low_open else '['}{_bound(low)}, "
+                    f"{_bound(high)}{')' if high_open else ']'}")
+        elif np.isfinite(high):
+            rule = f"be {finite}{'<' if high_open else '<='} {_bound(high)}"
+        elif np.isfinite(low):
+            rule = f"be {finite}{'>' if low_open else '>='} {_bound(low)}"
+        else:
+            rule = "be finite" if not allow_inf else "be a number"
+        raise ValueError(f"{name} must {rule}, got {show(shown)}")
+    return scalar_or_array(arr)
 
 
 def check_positive(name: str, value: Any, *, allow_inf: bool = False):
@@ -80,7 +130,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         limit = "> 0" if allow_inf else "finite and > 0"
         raise ValueError(f"{name} must be {limit}, got {show(shown)}")
-    return _scalar_or_array(arr)
+    return scalar_or_array(arr)
 
 
 def check_epsilon(value: Any, *, name: str = "epsilon", allow_inf: bool = False):
@@ -96,16 +146,7 @@ def check_epsilon(value: Any, *, name: str = "epsilon", allow_inf: bool = False)
 
 def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False):
     """A probability (or array of them) in [0, 1]; the ends may be excluded."""
-    arr = as_float_array(name, value)
-    lo_bad = (arr <= 0) if open_low else (arr < 0)
-    hi_bad = (arr >= 1) if open_high else (arr > 1)
-    bad = np.isnan(arr) | lo_bad | hi_bad
-    if np.any(bad):
-        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
-        lo = "(0" if open_low else "[0"
-        hi = "1)" if open_high else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {show(shown)}")
-    return _scalar_or_array(arr)
+    return check_interval(name, value, 0, 1, low_open=open_low, high_open=open_high)
 
 
 def check_delta(value: Any, *, name: str = "delta"):
@@ -167,20 +208,27 @@ def check_int_array(name: str, value: Any, *, minimum: int = 1,
 
 
 def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: float = 1.0,
-                bounded: bool = True) -> np.ndarray:
-    """Arm means of shape (K,) or (n_runs, K) with K >= 2, inside [low, high] when ``bounded``."""
+                bounded: bool = True, ndim: tuple = (1, 2), min_rows: int = 1) -> np.ndarray:
+    """Arm means of shape (K,) or (n_runs, K) with K >= 2, inside [low, high] when ``bounded``.
+
+    ``ndim`` narrows the accepted shapes (``(1,)``: one instance; ``(2,)``: a table of
+    instances with at least ``min_rows`` rows).
+    """
     arr = as_float_array(name, value)
-    if arr.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (K,) or (n_runs, K), got shape {arr.shape}")
+    if arr.ndim not in ndim:
+        shapes = {1: "(K,)", 2: "(n_runs, K)"}
+        raise ValueError(f"{name} must have shape {' or '.join(shapes[n] for n in ndim)}, "
+                         f"got shape {arr.shape}")
     if arr.shape[-1] < 2:
         raise ValueError(f"{name} must describe K >= 2 arms, got K = {arr.shape[-1]}")
-    if arr.ndim == 2 and arr.shape[0] < 1:
-        raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
     if np.any(~np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {show(arr[~np.isfinite(arr)].ravel()[0])}")
     if bounded and np.any((arr < low) | (arr > high)):
         shown = arr[(arr < low) | (arr > high)].ravel()[0]
         raise ValueError(f"{name} must lie in [{low}, {high}], got {show(shown)}")
+    if arr.ndim == 2 and arr.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} row{'s' * (min_rows > 1)}, "
+                         f"got shape {arr.shape}")
     return arr
 
 
@@ -201,6 +249,15 @@ def check_choice(name: str, value: Any, choices) -> Any:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(map(str, choices))}, got {value!r}")
     return value
+
+
+def check_figure(fig: Any) -> Any:
+    """A matplotlib ``Figure`` (matplotlib is imported only when a figure is checked)."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
+    return fig
 
 
 def as_rng(rng: Any = None) -> np.random.Generator:
