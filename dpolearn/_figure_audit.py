@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from . import plotting
+from ._validation import check_figure
 
 __all__ = [
     "AUDIT_DIR_ENV",
@@ -114,13 +115,6 @@ def _has_labelled_artists(fig) -> bool:
                for ax in panels(fig) for lab in ax.get_legend_handles_labels()[1])
 
 
-def _check_figure(fig) -> None:
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-
-
 def smallest_shown_font(fig, png_width: Optional[int] = None,
                         column_px: float = plotting.COLUMN_WIDTH_PX) -> Optional[float]:
     """Smallest size, in points on the page, of the figure's visible texts (None without text).
@@ -128,7 +122,7 @@ def smallest_shown_font(fig, png_width: Optional[int] = None,
     ``png_width`` is the width of the PNG the page shows (rendered with :func:`page_png` when
     not given).
     """
-    _check_figure(fig)
+    check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
     scale = plotting.display_scale(fig, width, column_px)
     sizes = [text.get_fontsize() * scale for text in visible_texts(fig)]
@@ -153,7 +147,7 @@ def legibility_problems(fig, png_width: Optional[int] = None,
         One sentence per problem: a PNG wider than the column, each text shown below
         :data:`~dpolearn.plotting.MIN_FONT_PT`, a multi-panel figure without exactly one legend.
     """
-    _check_figure(fig)
+    check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
     problems = []
     if width > column_px:
@@ -194,7 +188,7 @@ def figure_record(fig, png: bytes, column_px: float = plotting.COLUMN_WIDTH_PX) 
     column_px : float
         Width of the page's text column in CSS pixels.
     """
-    _check_figure(fig)
+    check_figure(fig)
     width, height = png_size(png)
     smallest = smallest_shown_font(fig, width, column_px)
     return {

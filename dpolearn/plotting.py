@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive, show
+from ._validation import as_float_array, check_figure, check_positive, show
 from .simulate import Result
 
 __all__ = [
@@ -358,13 +358,6 @@ def regret(results: Union[Result, Sequence[Result]], ax=None, *, log_x: bool = F
     return ax
 
 
-def _check_figure(fig) -> None:
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
-
-
 def errorbar(ax, x, mean, se, label: str, *, z: float = 1.96, **kwargs):
     """Means with ``z`` x standard-error bars, in the label's book-wide style.
 
@@ -397,7 +390,7 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
     ``handles`` and ``labels`` are given. When the grid has an empty slot (an axes turned off)
     and at most ten entries, the legend fills that slot instead.
     """
-    _check_figure(fig)
+    check_figure(fig)
     if handles is None:
         handles, labels, seen = [], [], set()
         for ax in np.ravel(axes if axes is not None else fig.axes):
@@ -445,7 +438,7 @@ def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH
     ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
     ``f * (dpi / 96) * (shown / rendered)`` CSS points.
     """
-    _check_figure(fig)
+    check_figure(fig)
     rendered_width_px = check_positive("rendered_width_px", rendered_width_px)
     column_px = check_positive("column_px", column_px)
     shown = min(float(rendered_width_px), float(column_px))
@@ -476,7 +469,7 @@ def plotted_rows(fig) -> List[Dict[str, Any]]:
     """
     from matplotlib.container import BarContainer
 
-    _check_figure(fig)
+    check_figure(fig)
     rows = []
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
@@ -529,7 +522,7 @@ def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Opti
     Path or None
         The directory written to.
     """
-    _check_figure(fig)
+    check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
     outdir = outdir if outdir is not None else os.environ.get(FIGURE_DIR_ENV)
