@@ -6,7 +6,10 @@ Each helper returns the normalised value or raises ``TypeError`` (wrong kind of 
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
@@ -18,6 +21,7 @@ __all__ = [
     "check_bool",
     "check_choice",
     "check_delta",
+    "check_directory",
     "check_epsilon",
     "check_figure",
     "check_int_array",
@@ -29,6 +33,7 @@ __all__ = [
     "check_table",
     "floor_log2",
     "is_power_of_two",
+    "progress_from_env",
     "scalar_or_array",
     "show",
 ]
@@ -258,6 +263,49 @@ def check_figure(fig: Any) -> Any:
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
     return fig
+
+
+def check_directory(name: str, value: Any) -> Path:
+    """A writable directory, created if needed (with its parents): returned as a ``Path``.
+
+    Raises ``TypeError`` for a value that is not a path (str or ``os.PathLike``) and
+    ``ValueError`` naming the parameter and the value for an empty path, an existing file, or a
+    directory that cannot be created or written to.
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a directory path, got {show(value)}")
+    text = os.fspath(value)
+    if text in ("", b""):
+        raise ValueError(f"{name} must be a directory path, got {show(value)}")
+    path = Path(os.fsdecode(text))
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name} must be a directory, got {str(path)!r} (an existing file)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"{name} must be a writable directory, got {str(path)!r} "
+                         f"({reason})") from None
+    return path
+
+
+#: Values of ``$DPOLEARN_PROGRESS`` (any case): on, off, or ``auto`` (None: the caller decides).
+PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": None,
+                   "0": False, "false": False, "off": False, "no": False}
+
+
+def progress_from_env() -> Optional[bool]:
+    """``$DPOLEARN_PROGRESS`` read by its one rule: True, False, or None for ``auto`` (unset).
+
+    Any other value raises ``ValueError`` naming the variable and the value.
+    """
+    raw = os.environ.get("DPOLEARN_PROGRESS", "auto")
+    key = raw.strip().lower()
+    if key not in PROGRESS_VALUES:
+        raise ValueError(f"DPOLEARN_PROGRESS must be one of {sorted(PROGRESS_VALUES)}, got {raw!r}")
+    return PROGRESS_VALUES[key]
 
 
 def as_rng(rng: Any = None) -> np.random.Generator:

@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import as_float_array, check_figure, check_positive, show
+from ._validation import as_float_array, check_directory, check_figure, check_positive, show
 from .simulate import Result
 
 __all__ = [
@@ -525,11 +525,13 @@ def export(fig, name: str, outdir: Union[str, os.PathLike, None] = None) -> Opti
     check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
-    outdir = outdir if outdir is not None else os.environ.get(FIGURE_DIR_ENV)
-    if not outdir:
-        return None
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    if outdir is None:
+        outdir = os.environ.get(FIGURE_DIR_ENV)
+        if not outdir:
+            return None
+        outdir = check_directory(FIGURE_DIR_ENV, outdir)
+    else:
+        outdir = check_directory("outdir", outdir)
     fig.savefig(outdir / f"{name}.svg")
     fig.savefig(outdir / f"{name}.png", dpi=EXPORT_DPI)
     with open(outdir / f"{name}.csv", "w", newline="") as fh:

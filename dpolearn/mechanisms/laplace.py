@@ -90,7 +90,8 @@ class LaplaceMechanism:
         value = np.asarray(check_interval("value", value))
         b = self.noise_scale
         noise = as_rng(rng).laplace(0.0, 1.0, size=np.broadcast(value, b).shape)
-        return scalar_or_array(value + b * noise)
+        out = value + b * noise
+        return scalar_or_array(out)
 
     def variance(self):
         """Variance of the noise, 2 b^2."""
