@@ -47,6 +47,9 @@ AUDIT_JSON = "figure-audit.json"             # -> _build/html/_static/figure-aud
 KERNEL_CONFIG = (
     "# Written by book/_ext/dpolearn_figures.py: the book build's kernels audit every figure.\n"
     "c.InteractiveShellApp.extensions = ['dpolearn._figure_audit']\n"
+    "# Pages show what the inline backend renders, whatever $MPLBACKEND the machine sets\n"
+    "# (under a headless MPLBACKEND=Agg a kernel would otherwise display no figure at all).\n"
+    "c.InteractiveShellApp.matplotlib = 'inline'\n"
 )
 
 
