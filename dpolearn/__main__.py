@@ -16,7 +16,6 @@ import contextlib
 import sys
 import time
 import warnings
-from pathlib import Path
 
 from . import experiments
 
@@ -52,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="base seed, an integer >= 0 (default 0)")
     run.add_argument(
-        "--out", type=Path, default=None, help="write figures and data under DIR/<id>/"
+        "--out", default=None, help="write figures and data under DIR/<id>/"
     )
     run.add_argument(
         "--no-cache",

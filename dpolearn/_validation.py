@@ -6,7 +6,10 @@ Each helper returns the normalised value or raises ``TypeError`` (wrong kind of 
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
@@ -18,8 +21,11 @@ __all__ = [
     "check_bool",
     "check_choice",
     "check_delta",
+    "check_directory",
     "check_epsilon",
+    "check_figure",
     "check_int_array",
+    "check_interval",
     "check_means",
     "check_positive",
     "check_positive_int",
@@ -27,6 +33,8 @@ __all__ = [
     "check_table",
     "floor_log2",
     "is_power_of_two",
+    "progress_from_env",
+    "scalar_or_array",
     "show",
 ]
 
@@ -66,8 +74,55 @@ def show(value: Any) -> str:
     return repr(value)
 
 
-def _scalar_or_array(arr: np.ndarray):
-    return float(arr) if arr.ndim == 0 else arr
+def scalar_or_array(value: Any, kind: type = float):
+    """A 0-d result as a Python number (``kind``: float or int), anything else as an array.
+
+    The one rule by which functions that accept a scalar or an array return their result.
+
+    >>> scalar_or_array(np.float64(0.5)), scalar_or_array([1, 2]).tolist()
+    (0.5, [1, 2])
+    """
+    arr = np.asarray(value)
+    return kind(arr) if arr.ndim == 0 else arr
+
+
+def _bound(value: float) -> str:
+    return "inf" if value == np.inf else ("-inf" if value == -np.inf else show(value))
+
+
+def check_interval(name: str, value: Any, low: float = -np.inf, high: float = np.inf, *,
+                   low_open: bool = False, high_open: bool = False, allow_inf: bool = False):
+    """A real number (or array of them) in an interval; NaN is always refused.
+
+    ``low``/``high`` are the ends (``low_open``/``high_open`` exclude them); infinite entries
+    are refused unless ``allow_inf``. Returns a float for a scalar, else a float array.
+
+    >>> check_interval("gap", 0.25, 0, 0.5, low_open=True, high_open=True)
+    0.25
+    >>> check_interval("t", 0.5, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: t must be finite and >= 1, got 0.5
+    """
+    arr = as_float_array(name, value)
+    bad = (np.isnan(arr) | ((arr <= low) if low_open else (arr < low))
+           | ((arr >= high) if high_open else (arr > high)))
+    if not allow_inf:
+        bad |= np.isinf(arr)
+    if np.any(bad):
+        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
+        finite = "" if allow_inf else "finite and "
+        if np.isfinite(low) and np.isfinite(high):
+            rule = (f"lie in {'(' if low_open else '['}{_bound(low)}, "
+                    f"{_bound(high)}{')' if high_open else ']'}")
+        elif np.isfinite(high):
+            rule = f"be {finite}{'<' if high_open else '<='} {_bound(high)}"
+        elif np.isfinite(low):
+            rule = f"be {finite}{'>' if low_open else '>='} {_bound(low)}"
+        else:
+            rule = "be finite" if not allow_inf else "be a number"
+        raise ValueError(f"{name} must {rule}, got {show(shown)}")
+    return scalar_or_array(arr)
 
 
 def check_positive(name: str, value: Any, *, allow_inf: bool = False):
@@ -80,7 +135,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False):
         shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
         limit = "> 0" if allow_inf else "finite and > 0"
         raise ValueError(f"{name} must be {limit}, got {show(shown)}")
-    return _scalar_or_array(arr)
+    return scalar_or_array(arr)
 
 
 def check_epsilon(value: Any, *, name: str = "epsilon", allow_inf: bool = False):
@@ -96,16 +151,7 @@ def check_epsilon(value: Any, *, name: str = "epsilon", allow_inf: bool = False)
 
 def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False):
     """A probability (or array of them) in [0, 1]; the ends may be excluded."""
-    arr = as_float_array(name, value)
-    lo_bad = (arr <= 0) if open_low else (arr < 0)
-    hi_bad = (arr >= 1) if open_high else (arr > 1)
-    bad = np.isnan(arr) | lo_bad | hi_bad
-    if np.any(bad):
-        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
-        lo = "(0" if open_low else "[0"
-        hi = "1)" if open_high else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {show(shown)}")
-    return _scalar_or_array(arr)
+    return check_interval(name, value, 0, 1, low_open=open_low, high_open=open_high)
 
 
 def check_delta(value: Any, *, name: str = "delta"):
@@ -167,20 +213,27 @@ def check_int_array(name: str, value: Any, *, minimum: int = 1,
 
 
 def check_means(value: Any, *, name: str = "means", low: float = 0.0, high: float = 1.0,
-                bounded: bool = True) -> np.ndarray:
-    """Arm means of shape (K,) or (n_runs, K) with K >= 2, inside [low, high] when ``bounded``."""
+                bounded: bool = True, ndim: tuple = (1, 2), min_rows: int = 1) -> np.ndarray:
+    """Arm means of shape (K,) or (n_runs, K) with K >= 2, inside [low, high] when ``bounded``.
+
+    ``ndim`` narrows the accepted shapes (``(1,)``: one instance; ``(2,)``: a table of
+    instances with at least ``min_rows`` rows).
+    """
     arr = as_float_array(name, value)
-    if arr.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (K,) or (n_runs, K), got shape {arr.shape}")
+    if arr.ndim not in ndim:
+        shapes = {1: "(K,)", 2: "(n_runs, K)"}
+        raise ValueError(f"{name} must have shape {' or '.join(shapes[n] for n in ndim)}, "
+                         f"got shape {arr.shape}")
     if arr.shape[-1] < 2:
         raise ValueError(f"{name} must describe K >= 2 arms, got K = {arr.shape[-1]}")
-    if arr.ndim == 2 and arr.shape[0] < 1:
-        raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
     if np.any(~np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {show(arr[~np.isfinite(arr)].ravel()[0])}")
     if bounded and np.any((arr < low) | (arr > high)):
         shown = arr[(arr < low) | (arr > high)].ravel()[0]
         raise ValueError(f"{name} must lie in [{low}, {high}], got {show(shown)}")
+    if arr.ndim == 2 and arr.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} row{'s' * (min_rows > 1)}, "
+                         f"got shape {arr.shape}")
     return arr
 
 
@@ -201,6 +254,58 @@ def check_choice(name: str, value: Any, choices) -> Any:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(map(str, choices))}, got {value!r}")
     return value
+
+
+def check_figure(fig: Any) -> Any:
+    """A matplotlib ``Figure`` (matplotlib is imported only when a figure is checked)."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
+    return fig
+
+
+def check_directory(name: str, value: Any) -> Path:
+    """A writable directory, created if needed (with its parents): returned as a ``Path``.
+
+    Raises ``TypeError`` for a value that is not a path (str or ``os.PathLike``) and
+    ``ValueError`` naming the parameter and the value for an empty path, an existing file, or a
+    directory that cannot be created or written to.
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a directory path, got {show(value)}")
+    text = os.fspath(value)
+    if text in ("", b""):
+        raise ValueError(f"{name} must be a directory path, got {show(value)}")
+    path = Path(os.fsdecode(text))
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name} must be a directory, got {str(path)!r} (an existing file)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"{name} must be a writable directory, got {str(path)!r} "
+                         f"({reason})") from None
+    return path
+
+
+#: Values of ``$DPOLEARN_PROGRESS`` (any case): on, off, or ``auto`` (None: the caller decides).
+PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": None,
+                   "0": False, "false": False, "off": False, "no": False}
+
+
+def progress_from_env() -> Optional[bool]:
+    """``$DPOLEARN_PROGRESS`` read by its one rule: True, False, or None for ``auto`` (unset).
+
+    Any other value raises ``ValueError`` naming the variable and the value.
+    """
+    raw = os.environ.get("DPOLEARN_PROGRESS", "auto")
+    key = raw.strip().lower()
+    if key not in PROGRESS_VALUES:
+        raise ValueError(f"DPOLEARN_PROGRESS must be one of {sorted(PROGRESS_VALUES)}, got {raw!r}")
+    return PROGRESS_VALUES[key]
 
 
 def as_rng(rng: Any = None) -> np.random.Generator:

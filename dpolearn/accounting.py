@@ -30,6 +30,7 @@ from ._validation import (
     check_positive,
     check_positive_int,
     check_probability,
+    scalar_or_array,
 )
 
 # Gaussian DP: trade-off functions and the exact mu-GDP <-> (eps, delta) conversion live in
@@ -72,7 +73,7 @@ def _check_nonnegative(name, value):
     if np.any(arr == 0):
         if np.any(np.isnan(arr) | (arr < 0)):
             raise ValueError(f"{name} must be >= 0, got {value!r}")
-        return float(arr) if arr.ndim == 0 else arr
+        return scalar_or_array(arr)
     return check_epsilon(value, name=name, allow_inf=True)
 
 
@@ -283,11 +284,8 @@ def gdp_equivalent_epsilon(mu) -> float | np.ndarray:
     >>> round(float(gdp_equivalent_epsilon(pure_dp_to_gdp(0.5))), 12)
     0.5
     """
-    mu = np.asarray(mu, dtype=float)
-    if np.any(~(mu > 0)):
-        raise ValueError(f"mu must be > 0, got {mu!r}")
-    out = log_ndtr(mu / 2) - log_ndtr(-mu / 2)
-    return float(out) if out.ndim == 0 else out
+    mu = np.asarray(check_positive("mu", mu, allow_inf=True))
+    return scalar_or_array(log_ndtr(mu / 2) - log_ndtr(-mu / 2))
 
 
 def privacy_level(guarantee: Guarantee, epsilon: float | None = None) -> dict:

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr, ndtri, ndtri_exp
 
-from ._validation import as_float_array, check_positive, check_probability
+from ._validation import check_interval, check_positive, check_probability, scalar_or_array
 
 __all__ = [
     "tradeoff_gaussian",
@@ -59,23 +59,6 @@ __all__ = [
 
 ArrayLike = Union[float, np.ndarray]
 _SQRT2 = math.sqrt(2.0)
-
-
-def _out(arr: np.ndarray):
-    return float(arr) if np.ndim(arr) == 0 else arr
-
-
-def _check_nonneg(name: str, value) -> np.ndarray:
-    arr = as_float_array(name, value)
-    bad = np.isnan(arr) | (arr < 0)
-    if np.any(bad):
-        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
-        raise ValueError(f"{name} must be >= 0, got {shown!r}")
-    return arr
-
-
-def _check_mu(mu) -> np.ndarray:
-    return np.asarray(check_positive("mu", mu), dtype=float)
 
 
 # --------------------------------------------------------------------------- trade-off curves
@@ -104,9 +87,9 @@ def tradeoff_gaussian(x: ArrayLike, mu: ArrayLike) -> ArrayLike:
     True
     """
     x = np.asarray(check_probability("x", x), dtype=float)
-    mu = _check_mu(mu)
+    mu = check_positive("mu", mu)
     # Phi^{-1}(1 - x) = -Phi^{-1}(x): the lower tail keeps tiny x (1 - 1e-20 rounds to 1).
-    return _out(ndtr(-ndtri(x) - mu))
+    return scalar_or_array(ndtr(-ndtri(x) - mu))
 
 
 def tradeoff_eps_delta(x: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> ArrayLike:
@@ -123,9 +106,9 @@ def tradeoff_eps_delta(x: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> Ar
     0.9
     """
     x = np.asarray(check_probability("x", x), dtype=float)
-    eps = _check_nonneg("epsilon", epsilon)
+    eps = check_interval("epsilon", epsilon, 0.0, allow_inf=True)
     delta = np.asarray(check_probability("delta", delta), dtype=float)
-    return _out(np.maximum.reduce([np.zeros(np.broadcast(x, eps, delta).shape),
+    return scalar_or_array(np.maximum.reduce([np.zeros(np.broadcast(x, eps, delta).shape),
                                    1.0 - delta - np.exp(eps) * x,
                                    np.exp(-eps) * (1.0 - delta - x)]))
 
@@ -150,7 +133,7 @@ def gaussian_mechanism_gdp(sensitivity: ArrayLike, sigma: ArrayLike) -> ArrayLik
     """
     sens = check_positive("sensitivity", sensitivity)
     sigma = check_positive("sigma", sigma)
-    return _out(np.asarray(sens, dtype=float) / np.asarray(sigma, dtype=float))
+    return scalar_or_array(np.asarray(sens, dtype=float) / np.asarray(sigma, dtype=float))
 
 
 def gdp_compose(*mus: ArrayLike) -> ArrayLike:
@@ -169,7 +152,7 @@ def gdp_compose(*mus: ArrayLike) -> ArrayLike:
     if not mus:
         raise ValueError("gdp_compose needs at least one mu, got none")
     total = sum(np.square(np.asarray(check_positive("mu", m), dtype=float)) for m in mus)
-    return _out(np.sqrt(total))
+    return scalar_or_array(np.sqrt(total))
 
 
 # ------------------------------------------------------------------- mu-GDP -> (eps, delta)
@@ -237,8 +220,8 @@ def gdp_log_delta(epsilon: ArrayLike, mu: ArrayLike) -> ArrayLike:
     >>> round(gdp_log_delta(100.0, 1.0), 3)
     -4960.255
     """
-    eps = _check_nonneg("epsilon", epsilon)
-    mu = _check_mu(mu)
+    eps = check_interval("epsilon", epsilon, 0.0, allow_inf=True)
+    mu = check_positive("mu", mu)
     eps, mu = np.broadcast_arrays(eps, mu)
     a = -eps / mu + mu / 2.0
     b = a - mu
@@ -251,7 +234,7 @@ def gdp_log_delta(epsilon: ArrayLike, mu: ArrayLike) -> ArrayLike:
     small = x > -0.1
     if np.any(small):
         x = np.where(small, _log_mills_ratio_drop(-a, mu), x)
-    return _out(log_phi_a + _log1mexp(x))
+    return scalar_or_array(log_phi_a + _log1mexp(x))
 
 
 def gdp_delta(epsilon: ArrayLike, mu: ArrayLike) -> ArrayLike:
@@ -281,7 +264,7 @@ def gdp_delta(epsilon: ArrayLike, mu: ArrayLike) -> ArrayLike:
     >>> round(gdp_delta(1.0, 1.0), 6)
     0.126937
     """
-    return _out(np.exp(np.asarray(gdp_log_delta(epsilon, mu))))
+    return scalar_or_array(np.exp(np.asarray(gdp_log_delta(epsilon, mu))))
 
 
 def _eps_for(log_delta: float, mu: float) -> float:
@@ -324,10 +307,10 @@ def gdp_epsilon(delta: ArrayLike, mu: ArrayLike) -> ArrayLike:
     """
     delta = np.asarray(check_probability("delta", delta, open_low=True, open_high=True),
                        dtype=float)
-    mu = _check_mu(mu)
+    mu = check_positive("mu", mu)
     d, m = np.broadcast_arrays(delta, mu)
     out = np.array([_eps_for(math.log(dv), float(mv)) for dv, mv in zip(d.ravel(), m.ravel())])
-    return _out(out.reshape(d.shape))
+    return scalar_or_array(out.reshape(d.shape))
 
 
 def gdp_epsilon_from_log_delta(log_delta: ArrayLike, mu: ArrayLike) -> ArrayLike:
@@ -342,13 +325,11 @@ def gdp_epsilon_from_log_delta(log_delta: ArrayLike, mu: ArrayLike) -> ArrayLike
     >>> round(gdp_epsilon_from_log_delta(-4960.255, 1.0), 3)
     100.0
     """
-    ld = as_float_array("log_delta", log_delta)
-    if np.any(np.isnan(ld) | (ld >= 0)):
-        raise ValueError(f"log_delta must be < 0, got {log_delta!r}")
-    mu = _check_mu(mu)
+    ld = check_interval("log_delta", log_delta, high=0.0, high_open=True)
+    mu = check_positive("mu", mu)
     d, m = np.broadcast_arrays(ld, mu)
     out = np.array([_eps_for(float(dv), float(mv)) for dv, mv in zip(d.ravel(), m.ravel())])
-    return _out(out.reshape(d.shape))
+    return scalar_or_array(out.reshape(d.shape))
 
 
 # ------------------------------------------------- standard facts NOT from Hu et al. (2025)
@@ -377,7 +358,7 @@ def pure_dp_to_gdp(epsilon: ArrayLike) -> ArrayLike:
     # log(1/(1+e^eps)) = -logaddexp(0, eps).
     with np.errstate(over="ignore"):
         direct = -2.0 * ndtri(1.0 / (1.0 + np.exp(np.minimum(eps, 700.0))))
-    return _out(np.where(eps < 700.0, direct, -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))))
+    return scalar_or_array(np.where(eps < 700.0, direct, -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))))
 
 
 def gdp_to_zcdp(mu: ArrayLike) -> ArrayLike:
@@ -392,8 +373,8 @@ def gdp_to_zcdp(mu: ArrayLike) -> ArrayLike:
     >>> gdp_to_zcdp(2.0)
     2.0
     """
-    mu = _check_mu(mu)
-    return _out(mu * mu / 2.0)
+    mu = check_positive("mu", mu)
+    return scalar_or_array(mu * mu / 2.0)
 
 
 def gdp_to_renyi(mu: ArrayLike, order: ArrayLike) -> ArrayLike:
@@ -407,8 +388,6 @@ def gdp_to_renyi(mu: ArrayLike, order: ArrayLike) -> ArrayLike:
     >>> gdp_to_renyi(1.0, 2.0)
     1.0
     """
-    mu = _check_mu(mu)
-    order = np.asarray(as_float_array("order", order))
-    if np.any(np.isnan(order) | (order <= 1)):
-        raise ValueError(f"order must be > 1, got {order!r}")
-    return _out(order * mu * mu / 2.0)
+    mu = check_positive("mu", mu)
+    order = check_interval("order", order, 1, low_open=True, allow_inf=True)
+    return scalar_or_array(order * mu * mu / 2.0)

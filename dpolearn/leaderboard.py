@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import check_epsilon, check_positive_int
+from ._validation import check_bool, check_epsilon, check_positive_int
 from .accounting import ApproxDP, GaussianDP, PureDP, privacy_level
 from .audit import AuditResult, adversarial_pairs, audit_policy
 from .envs import BernoulliBandit
@@ -391,6 +391,7 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
         Also run :func:`audit_claim` (at epsilon = 1, ``audit_trials`` per side) and
         :func:`whitebox_ledger` on the evaluated policy.
     audit_trials : int
+        Trials per side of the audit, >= 100 (checked even when ``audit=False``).
 
     Returns
     -------
@@ -409,6 +410,8 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
     horizon = check_positive_int("horizon", sizes["horizon"] if horizon is None else horizon)
     n_runs = check_positive_int("n_runs", sizes["n_runs"] if n_runs is None else n_runs)
     seed = check_positive_int("seed", seed, minimum=0)
+    audit = check_bool("audit", audit)
+    audit_trials = check_positive_int("audit_trials", audit_trials, minimum=100)
 
     probe = make(grid[0], horizon)
     if not isinstance(probe, Policy) or probe.feedback != "bandit":

@@ -45,9 +45,11 @@ from ._validation import (
     check_bool,
     check_choice,
     check_epsilon,
+    check_interval,
     check_means,
     check_positive,
     check_positive_int,
+    scalar_or_array,
 )
 from .bandits.kl import kl_bernoulli
 from .envs import BernoulliExperts
@@ -67,46 +69,6 @@ __all__ = [
 
 #: Largest K for which the exact pmf over {0,1}^K is enumerated.
 MAX_ENUMERATE_K = 16
-
-
-# ----------------------------------------------------------------------------------------------
-# Validation helpers specific to the lower bounds
-# ----------------------------------------------------------------------------------------------
-def _check_gap(name: str, value: Any, low: float, high: float, *, high_closed: bool = False):
-    """A gap strictly above ``low`` and below (or at, if ``high_closed``) ``high``."""
-    value = check_positive(name, value)
-    arr = np.asarray(value, dtype=float)
-    bad = (arr <= low) | ((arr > high) if high_closed else (arr >= high))
-    if np.any(bad):
-        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
-        hi = f"{high}]" if high_closed else f"{high})"
-        raise ValueError(f"{name} must lie in ({low}, {hi}, got {shown!r}")
-    return value
-
-
-def _check_real_at_least(name: str, value: Any, minimum: float, *, allow_inf: bool = False):
-    """A real number (or array) >= ``minimum``; ``inf`` only when ``allow_inf``."""
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or an array of them, "
-                        f"got {value!r}") from None
-    bad = np.isnan(arr) | (arr < minimum) | (np.isinf(arr) & (not allow_inf))
-    if np.any(bad):
-        shown = value if arr.ndim == 0 else arr[bad].ravel()[0]
-        raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}>= {minimum}, "
-                         f"got {shown!r}")
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def _check_instances(instances: Any) -> np.ndarray:
-    arr = check_means(instances, name="instances")
-    if arr.ndim != 2 or arr.shape[0] < 2:
-        raise ValueError(f"instances must have shape (n_instances, K) with at least 2 rows, "
-                         f"got shape {arr.shape}")
-    return arr
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,7 +99,7 @@ def hu2021_hard_instances(n_arms: int, gap: float) -> np.ndarray:
     [[0.6, 0.5, 0.5], [0.5, 0.6, 0.5], [0.5, 0.5, 0.6]]
     """
     n_arms = check_positive_int("n_arms", n_arms, minimum=2)
-    gap = _check_gap("gap", gap, 0.0, 0.5)
+    gap = check_interval("gap", gap, 0.0, 0.5, low_open=True, high_open=True)
     return 0.5 + gap * np.eye(n_arms)
 
 
@@ -178,7 +140,7 @@ def tv_distance_matrix(instances: Any) -> np.ndarray:
     -------
     ndarray of shape (n_instances, n_instances)
     """
-    arr = _check_instances(instances)
+    arr = check_means(instances, name="instances", ndim=(2,), min_rows=2)
     pmfs = np.stack([product_bernoulli_pmf(row) for row in arr])
     return 0.5 * np.abs(pmfs[:, None, :] - pmfs[None, :, :]).sum(axis=2)
 
@@ -196,7 +158,7 @@ def kl_matrix(instances: Any) -> np.ndarray:
     ndarray of shape (n_instances, n_instances)
         ``inf`` where some coordinate of P_j has mean 0 or 1 while P_i's does not.
     """
-    arr = _check_instances(instances)
+    arr = check_means(instances, name="instances", ndim=(2,), min_rows=2)
     p = arr[:, None, :]
     q = arr[None, :, :]
     with np.errstate(divide="ignore"):
@@ -261,16 +223,16 @@ def dp_fano_error_bound(n_arms: int, n_samples, epsilon, tv):
     0.45
     """
     K = check_positive_int("n_arms", n_arms, minimum=2)
-    n = _check_real_at_least("n_samples", n_samples, 0.0)
+    n = check_interval("n_samples", n_samples, 0.0)
     eps = check_epsilon(epsilon, allow_inf=True)
-    tv = _check_gap("tv", tv, 0.0, 1.0, high_closed=True)
+    tv = check_interval("tv", tv, 0.0, 1.0, low_open=True)
     n_arr = np.asarray(n, dtype=float)
     # n = 0 carries no information even when epsilon = inf (avoid inf * 0)
     eps_n = np.where(n_arr == 0, 0.0, np.asarray(eps) * np.where(n_arr == 0, 1.0, n_arr))
     expo = 10.0 * eps_n * np.asarray(tv)
     log_term = math.log(K - 1) - expo
     out = 0.45 * np.exp(np.minimum(0.0, log_term))
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def fano_error_bound(n_arms: int, n_samples, kl):
@@ -281,10 +243,10 @@ def fano_error_bound(n_arms: int, n_samples, kl):
     (the non-private term of ASZ Corollary 4 for 0/1 loss).
     """
     K = check_positive_int("n_arms", n_arms, minimum=2)
-    n = _check_real_at_least("n_samples", n_samples, 0.0)
-    kl = _check_real_at_least("kl", kl, 0.0)
+    n = check_interval("n_samples", n_samples, 0.0)
+    kl = check_interval("kl", kl, 0.0)
     out = np.maximum(0.0, 1.0 - (np.asarray(n) * np.asarray(kl) + math.log(2)) / math.log(K))
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def hu2021_sample_complexity(n_arms: int, epsilon, gap):
@@ -295,9 +257,9 @@ def hu2021_sample_complexity(n_arms: int, epsilon, gap):
     """
     K = check_positive_int("n_arms", n_arms, minimum=2)
     eps = check_epsilon(epsilon)
-    gap = _check_gap("gap", gap, 0.0, 1.0, high_closed=True)
+    gap = check_interval("gap", gap, 0.0, 1.0, low_open=True)
     out = math.log(K) / (10.0 * np.asarray(eps) * np.asarray(gap))
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def hu2021_theorem12_min_horizon(n_arms: int, epsilon: float, gap: float) -> float:
@@ -308,7 +270,7 @@ def hu2021_theorem12_min_horizon(n_arms: int, epsilon: float, gap: float) -> flo
     """
     K = check_positive_int("n_arms", n_arms, minimum=4)
     eps = check_epsilon(epsilon)
-    gap = _check_gap("gap", gap, 0.0, 0.25)
+    gap = check_interval("gap", gap, 0.0, 0.25, low_open=True, high_open=True)
     return max(math.log(K) / (16.0 * gap ** 2), math.log(K) / (10.0 * eps * gap))
 
 
@@ -344,7 +306,7 @@ def hu2021_privacy_regret_lower_bound(n_arms: int, epsilon, gap: float = 0.1, *,
     integer_rounds = check_bool("integer_rounds", integer_rounds)
     K = check_positive_int("n_arms", n_arms, minimum=4)
     eps = check_epsilon(epsilon)
-    gap = _check_gap("gap", gap, 0.0, 0.25)
+    gap = check_interval("gap", gap, 0.0, 0.25, low_open=True, high_open=True)
     m_star = np.asarray(hu2021_sample_complexity(K, eps, gap))
     if horizon is not None:
         horizon = check_positive("horizon", horizon, allow_inf=True)
@@ -357,7 +319,7 @@ def hu2021_privacy_regret_lower_bound(n_arms: int, epsilon, gap: float = 0.1, *,
             raise ValueError(f"epsilon must be <= ln K/(10 gap) = {math.log(K) / (10 * gap):.4g} "
                              f"for m* >= 1 round, got {epsilon!r}")
     out = 0.2 * 0.49 * m_star * gap
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -455,7 +417,7 @@ def batch_to_online(policy, instances: Any, n_samples: int, n_runs: int, seed: A
     -------
     BatchToOnline
     """
-    arr = _check_instances(instances)
+    arr = check_means(instances, name="instances", ndim=(2,), min_rows=2)
     m = check_positive_int("n_samples", n_samples)
     n_runs = check_positive_int("n_runs", n_runs)
     kind = check_choice("kind", kind, ("reward", "loss"))
@@ -500,7 +462,7 @@ def wu2025_cyclic_instances(n_arms: int, gap_min: float) -> np.ndarray:
         Row l holds the (deterministic) losses of instance l.
     """
     K = check_positive_int("n_arms", n_arms, minimum=6)
-    gap_min = _check_gap("gap_min", gap_min, 0.0, 1.0, high_closed=True)
+    gap_min = check_interval("gap_min", gap_min, 0.0, 1.0, low_open=True)
     out = np.ones((K, K))
     rows = np.arange(K)
     out[rows, rows] = 0.0
@@ -542,11 +504,11 @@ def wu2025_success_probability_bound(t, n_arms: int, epsilon, *, exponent: str =
         ``"tight"`` uses :math:`e^{(t-1)\varepsilon}` (also valid, slightly stronger).
     """
     K = check_positive_int("n_arms", n_arms, minimum=6)
-    t = _check_real_at_least("t", t, 1.0)
+    t = check_interval("t", t, 1.0)
     eps = check_epsilon(epsilon)
     x = (np.asarray(t) - _shift(exponent)) * np.asarray(eps)
     out = special.expit(x + math.log(3.0) - math.log(K - 5))
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def wu2025_regret_lower_bound(n_arms: int, epsilon, horizon=np.inf, *, exponent: str = "paper"):
@@ -573,13 +535,13 @@ def wu2025_regret_lower_bound(n_arms: int, epsilon, horizon=np.inf, *, exponent:
     """
     K = check_positive_int("n_arms", n_arms, minimum=6)
     eps = np.asarray(check_epsilon(epsilon))
-    T = np.asarray(_check_real_at_least("horizon", horizon, 1.0, allow_inf=True))
+    T = np.asarray(check_interval("horizon", horizon, 1.0, allow_inf=True))
     s = _shift(exponent)
     # F(t) = -ln(3 + (K-5) e^{-t eps}) / eps is an antiderivative of (K-5)/(3e^{t eps}+K-5).
     upper = np.log(3.0 + (K - 5) * np.exp(-(T + 1.0 - s) * eps))
     lower = np.log(3.0 + (K - 5) * np.exp(-(1.0 - s) * eps))
     out = (lower - upper) / eps
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def wu2025_regret_lower_bound_sum(n_arms: int, epsilon: float, horizon: int, *,
@@ -601,14 +563,8 @@ def wu2025_regret_lower_bound_sum(n_arms: int, epsilon: float, horizon: int, *,
 # Bandit lower bounds cited by Hu, Huang, Mehta and Hegde (Section 4, Theorem 3 remarks)
 # ----------------------------------------------------------------------------------------------
 def _gaps(means: Any) -> np.ndarray:
-    mu = check_means(means)
-    if mu.ndim != 1:
-        raise ValueError(f"means must have shape (K,), got shape {mu.shape}")
+    mu = check_means(means, ndim=(1,))
     return mu.max() - mu
-
-
-def _check_horizon(horizon):
-    return _check_real_at_least("horizon", horizon, 1.0)
 
 
 def lai_robbins_constant(means: Any) -> float:
@@ -649,9 +605,9 @@ def lai_robbins_lower_bound(means: Any, horizon) -> float:
         T >= 1.
     """
     const = lai_robbins_constant(means)
-    T = np.asarray(_check_horizon(horizon))
+    T = np.asarray(check_interval("horizon", horizon, 1.0))
     out = const * np.log(T)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def shariff_sheffet_lower_bound(means: Any, epsilon, horizon, *, constant: float = 1.0):
@@ -679,10 +635,10 @@ def shariff_sheffet_lower_bound(means: Any, epsilon, horizon, *, constant: float
         raise ValueError(f"means must have at least one suboptimal arm, "
                          f"got {np.asarray(means).tolist()}")
     eps = np.asarray(check_epsilon(epsilon))
-    log_t = np.log(np.asarray(_check_horizon(horizon)))
+    log_t = np.log(np.asarray(check_interval("horizon", horizon, 1.0)))
     c = check_positive("constant", constant)
     out = c * np.maximum(np.sum(1.0 / sub) * log_t, sub.size * log_t / eps)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def private_sub_ucb_rate(means: Any, epsilon, horizon, *, constant: float = 1.0):
@@ -700,10 +656,10 @@ def private_sub_ucb_rate(means: Any, epsilon, horizon, *, constant: float = 1.0)
         raise ValueError(f"means must have at least one suboptimal arm, "
                          f"got {np.asarray(means).tolist()}")
     eps = np.asarray(check_epsilon(epsilon))[..., None]
-    log_t = np.log(np.asarray(_check_horizon(horizon)))
+    log_t = np.log(np.asarray(check_interval("horizon", horizon, 1.0)))
     c = check_positive("constant", constant)
     out = c * np.sum(1.0 / np.minimum(sub, eps), axis=-1) * log_t
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)
 
 
 def azize_basu_minimax_lower_bound(n_arms: int, horizon, epsilon, *,
@@ -716,8 +672,8 @@ def azize_basu_minimax_lower_bound(n_arms: int, horizon, epsilon, *,
     a shape, not a proved constant.
     """
     K = check_positive_int("n_arms", n_arms, minimum=2)
-    T = np.asarray(_check_real_at_least("horizon", horizon, K - 1.0))
+    T = np.asarray(check_interval("horizon", horizon, K - 1.0))
     eps = np.asarray(check_epsilon(epsilon))
     c = check_positive("privacy_constant", privacy_constant)
     out = np.maximum(np.sqrt((K - 1) * T) / 27.0, c * (K - 1) / eps)
-    return float(out) if np.ndim(out) == 0 else out
+    return scalar_or_array(out)

@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import as_float_array, show
+from ._validation import as_float_array, check_directory, check_figure, show
 from .simulate import Result
 
 __all__ = [
@@ -297,13 +297,6 @@ def regret(results: Union[Result, Sequence[Result]], ax=None, *, log_x: bool = F
     return ax
 
 
-def _check_figure(fig) -> None:
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {show(fig)}")
-
-
 def errorbar(ax, x, mean, se, label: str, *, z: float = 1.96, **kwargs):
     """Means with ``z`` x standard-error bars, in the label's book-wide style.
 
@@ -336,7 +329,7 @@ def shared_legend(fig, axes=None, *, ncol: Optional[int] = None, handles=None, l
     ``handles`` and ``labels`` are given. When the grid has an empty slot (an axes turned off)
     and at most ten entries, the legend fills that slot instead.
     """
-    _check_figure(fig)
+    check_figure(fig)
     if handles is None:
         handles, labels, seen = [], [], set()
         for ax in np.ravel(axes if axes is not None else fig.axes):
@@ -394,7 +387,7 @@ def _plotted_rows(fig) -> List[Dict[str, Any]]:
     """The rows of :func:`export`'s CSV: the data ``fig`` plots (columns in its docstring)."""
     from matplotlib.container import BarContainer
 
-    _check_figure(fig)
+    check_figure(fig)
     rows = []
     for ax, panel in _panel_names(fig).items():
         for line in ax.get_lines():
@@ -453,13 +446,10 @@ def export(fig, name: str, outdir: Union[str, os.PathLike]) -> Path:
     Path
         The directory written to.
     """
-    _check_figure(fig)
+    check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
-    if not isinstance(outdir, (str, os.PathLike)) or not str(outdir):
-        raise TypeError(f"outdir must be a directory path, got {show(outdir)}")
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = check_directory("outdir", outdir)
     fig.savefig(outdir / f"{name}.svg")
     fig.savefig(outdir / f"{name}.png", dpi=EXPORT_DPI)
     with open(outdir / f"{name}.csv", "w", newline="") as fh:

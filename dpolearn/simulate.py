@@ -7,7 +7,6 @@ pseudo-regret at checkpoints.
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 import warnings
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from ._validation import (
     check_choice,
     check_int_array,
     check_positive_int,
+    progress_from_env,
     show,
 )
 from .accounting import NotPrivate
@@ -177,12 +177,8 @@ def _slice_per_run(value, rows, n_runs):
 
 
 def _progress_default(horizon: int, n_runs: int) -> bool:
-    flag = os.environ.get("DPOLEARN_PROGRESS", "auto").lower()
-    if flag in ("0", "false", "no", "off"):
-        return False
-    if flag in ("1", "true", "yes", "on"):
-        return True
-    return horizon * n_runs >= 2_000_000
+    flag = progress_from_env()
+    return horizon * n_runs >= 2_000_000 if flag is None else flag
 
 
 def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, *,
@@ -239,6 +235,8 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     if progress is not None:
         progress = check_bool("progress", progress)
     block_updates = check_bool("block_updates", block_updates)
+    show_bar = _progress_default(horizon, n_runs) if progress is None else progress
+    _check_values(policy, env)
     if policy.feedback != env.feedback:
         raise ValueError(f"policy {policy.label!r} needs {policy.feedback!r} feedback, "
                          f"but env gives {env.feedback!r} feedback")
@@ -248,7 +246,6 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
                          f"(max_horizon={max_horizon}), got horizon={horizon}")
     policy.check_horizon(horizon)
     ck = make_checkpoints(horizon, checkpoints)
-    show_bar = _progress_default(horizon, n_runs) if progress is None else progress
 
     env_seq, policy_seq = seq.spawn(2)
     env_rng = np.random.default_rng(env_seq)
@@ -299,6 +296,22 @@ def _check_env(env) -> None:
     if kind not in ("pseudo", "hindsight") or (env.feedback == "bandit" and kind != "pseudo"):
         raise ValueError(f"env.regret_kind must be 'pseudo' (or 'hindsight' for full "
                          f"information), got {kind!r}")
+
+
+def _check_values(policy: Policy, env) -> None:
+    """Refuse an environment whose values a policy cannot take at all.
+
+    A policy that declares ``value_range = (low, high)`` (e.g. Beta Thompson Sampling, whose
+    posterior needs rewards in [0, 1]) runs only on environments whose ``reward_range`` lies
+    inside it.
+    """
+    need = getattr(policy, "value_range", None)
+    if need is None:
+        return
+    low, high = _declared(env, "reward_range")
+    if low < need[0] or high > need[1]:
+        raise ValueError(f"env must give values in [{need[0]}, {need[1]}] for {policy.label}, "
+                         f"got {env!r} with values in [{low}, {high}]")
 
 
 def _declared(env, name: str):

@@ -43,7 +43,8 @@ The checks, by name:
 ``bad_epsilon``
     If the policy takes a privacy parameter ``epsilon`` (in ``params()`` or as an attribute), the
     factory raises ``ValueError`` or ``TypeError`` naming ``epsilon`` for 0, -1, nan and the
-    string ``"1"``.
+    string ``"1"`` (for a policy given as an instance or a zero-argument callable, its class is
+    rebuilt from ``params()`` with that ``epsilon``).
 
 What the checks cannot see: whether the stated guarantee is *true*. That is the job of the
 audits of :mod:`dpolearn.audit` (black-box lower bounds on neighbouring reward tables) and of
@@ -58,6 +59,7 @@ True
 """
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 import random
@@ -66,7 +68,7 @@ from typing import Any, Callable, List, Tuple
 
 import numpy as np
 
-from ._validation import check_positive, check_positive_int
+from ._validation import check_bool, check_positive, check_positive_int
 from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
 from .audit import sample_actions
 from .envs import BernoulliBandit, BernoulliExperts
@@ -175,6 +177,54 @@ def as_factory(policy_or_factory: Any) -> Callable[[Any, int], Policy]:
     return obj
 
 
+def _contract_factory(obj: Any) -> Tuple[Callable[[Any, int], Policy], Callable[[Any], Policy]]:
+    """``(factory, with_epsilon)`` for :func:`check_policy`.
+
+    ``factory(epsilon, horizon)`` builds a fresh policy; ``with_epsilon(value, horizon)`` builds
+    one with that privacy parameter (for the ``bad_epsilon`` check; ``None``: its own). A
+    Policy subclass or a two-argument callable gets ``epsilon`` and ``horizon``; a policy
+    instance is copied, and a zero-argument callable is called, and both keep their own
+    configuration, so ``with_epsilon`` rebuilds their class from ``params()`` with ``epsilon``
+    replaced.
+    """
+    if isinstance(obj, Policy):
+        def factory(epsilon, horizon):
+            return copy.deepcopy(obj)
+    elif callable(obj) and not isinstance(obj, type) and _takes_no_arguments(obj):
+        def factory(epsilon, horizon):
+            return obj()
+    else:
+        factory = as_factory(obj)
+        return factory, factory
+
+    def with_epsilon(value, horizon):
+        policy = factory(None, None)
+        params = policy.params()
+        if value is not None:
+            params["epsilon"] = value
+        return type(policy)(**params)
+
+    factory.__name__ = getattr(obj, "__name__", type(obj).__name__)
+    return factory, with_epsilon
+
+
+def _takes_no_arguments(fn: Callable) -> bool:
+    """Whether ``fn`` is called with no argument and cannot take ``(epsilon, horizon)``."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        try:
+            signature.bind()
+        except TypeError:
+            return False
+        return True
+    return False
+
+
 # ------------------------------------------------------------------ helpers
 def _test_env(feedback: str, n_arms: int):
     means = np.linspace(0.7, 0.3, n_arms)
@@ -219,8 +269,9 @@ def _describe(exc: BaseException) -> str:
 
 # ------------------------------------------------------------------ the checks
 class _Checker:
-    def __init__(self, factory, epsilon, horizon, n_runs, n_arms, n_single, seed):
-        self.factory, self.epsilon, self.horizon = factory, epsilon, horizon
+    def __init__(self, factory, with_epsilon, epsilon, horizon, n_runs, n_arms, n_single, seed):
+        self.factory, self.with_epsilon = factory, with_epsilon
+        self.epsilon, self.horizon = epsilon, horizon
         self.n_runs, self.n_arms, self.n_single, self.seed = n_runs, n_arms, n_single, seed
 
     def fresh(self) -> Policy:
@@ -439,10 +490,16 @@ class _Checker:
             takes = hasattr(policy, "epsilon")
         if not takes:
             return None
+        if self.with_epsilon is not self.factory:
+            try:
+                self.with_epsilon(None, self.horizon)
+            except Exception as exc:
+                return [f"the policy could not be rebuilt from its params() "
+                        f"({_describe(exc)}): params() must give the constructor arguments"]
         problems = []
         for bad in _BAD_EPSILONS:
             try:
-                self.factory(bad, self.horizon)
+                self.with_epsilon(bad, self.horizon)
             except (ValueError, TypeError) as exc:
                 if "epsilon" not in str(exc):
                     problems.append(f"epsilon={bad!r} raised {_describe(exc)}, whose message "
@@ -463,11 +520,24 @@ def check_policy(policy_or_factory, *, epsilon: float = 1.0, horizon: int = 200,
 
     Parameters
     ----------
-    policy_or_factory : Policy subclass or callable ``(epsilon, horizon) -> Policy``
-        Builds a fresh configured policy each time it is called (a class is wrapped by
-        :func:`as_factory`). Policies without ``epsilon`` or ``horizon`` ignore them.
+    policy_or_factory : Policy subclass, Policy instance, or callable
+        What builds the policy checked, in one of four forms:
+
+        * a Policy subclass (``check_policy(MyPolicy)``), called with the ``epsilon`` and
+          ``horizon`` below when its ``__init__`` accepts them (wrapped by
+          :func:`as_factory`);
+        * a callable ``(epsilon, horizon) -> Policy`` returning a fresh configured policy;
+        * a zero-argument callable (``check_policy(lambda: MyPolicy(epsilon=0.5))``), called
+          for each fresh policy;
+        * a configured instance (``check_policy(MyPolicy(epsilon=0.5))``), deep-copied for
+          each fresh policy (it is never reset or run itself).
+
+        The last two keep their own configuration: ``epsilon`` and ``horizon`` below are
+        ignored, and ``bad_epsilon`` rebuilds the policy's class from its ``params()`` with
+        ``epsilon`` replaced.
     epsilon : float
-        The privacy parameter of the configuration checked, > 0.
+        The privacy parameter of the configuration checked, > 0 (classes and two-argument
+        callables only).
     horizon : int
         Rounds per simulation, >= 2.
     n_runs : int
@@ -500,14 +570,15 @@ def check_policy(policy_or_factory, *, epsilon: float = 1.0, horizon: int = 200,
     failed with that exception. Later checks that need a working simulation are skipped when
     the interface or the round-by-round drive already failed.
     """
-    factory = as_factory(policy_or_factory)
+    factory, with_epsilon = _contract_factory(policy_or_factory)
     check_positive("epsilon", epsilon)
     horizon = check_positive_int("horizon", horizon, minimum=2)
     n_runs = check_positive_int("n_runs", n_runs, minimum=2)
     n_arms = check_positive_int("n_arms", n_arms, minimum=2)
     n_single = check_positive_int("n_single", n_single, minimum=4)
     seed = check_positive_int("seed", seed, minimum=0)
-    checker = _Checker(factory, epsilon, horizon, n_runs, n_arms, n_single, seed)
+    raise_on_fail = check_bool("raise_on_fail", raise_on_fail)
+    checker = _Checker(factory, with_epsilon, epsilon, horizon, n_runs, n_arms, n_single, seed)
 
     try:
         policy = checker.fresh()

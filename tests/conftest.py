@@ -48,6 +48,21 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "xdist_group(name): run in one xdist worker (pytest-xdist)")
 
 
+#: Fixtures that build a book (the quick build, the student edition, the broken mini book).
+BOOK_FIXTURES = {"book_build", "quick_book", "student_book", "broken_book"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that needs a book build is a book test: it gets the ``book`` mark even where its
+    module forgot it, so ``-m "not book"`` never builds a book (this runs before the selection
+    by marks)."""
+    for item in items:
+        if BOOK_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker(
+                "book"):
+            item.add_marker(pytest.mark.book)
+
+
 @dataclass
 class BookBuild:
     """Outcome of the quick book build."""

@@ -68,3 +68,25 @@ def test_heterogeneous_advanced_composition():
     assert heterogeneous_advanced_composition([], 1e-5) == ApproxDP(0.0, 1e-5)
     with pytest.raises(ValueError, match="epsilons"):
         heterogeneous_advanced_composition([0.1, -0.1], 1e-5)
+
+
+@pytest.mark.parametrize("deltas", [
+    (1e-6, 1e-6),
+    (1e-9, 1e-3, 0.0),
+    (1e-12, 1e-12, 1e-12, 1e-12, 1e-2),
+    (0.1, 0.2, 0.3),
+])
+def test_composed_delta_is_the_sum_of_the_deltas(deltas):
+    """Basic composition adds the deltas (Dwork and Roth 2014, Theorem 3.16), however
+    different their sizes: the composed record is checked against a direct sum."""
+    records = [ApproxDP(0.25, d) if d else PureDP(0.25) for d in deltas]
+    g = compose(*records)
+    assert g.delta == pytest.approx(math.fsum(deltas), rel=1e-12)
+    assert g.epsilon == pytest.approx(0.25 * len(deltas), rel=1e-12)
+
+
+def test_per_run_deltas_compose_per_run():
+    g = compose(ApproxDP(np.array([0.1, 0.2]), np.array([1e-6, 1e-4])), ApproxDP(0.3, 1e-5),
+                PureDP(0.5))
+    assert np.allclose(g.delta, [1e-6 + 1e-5, 1e-4 + 1e-5], rtol=1e-12, atol=0)
+    assert np.allclose(g.epsilon, [0.9, 1.0], rtol=1e-12, atol=0)

@@ -1,6 +1,7 @@
 """Tests of AdaP-UCB and AdaP-KLUCB (Azize and Basu 2022, Algorithm 1)."""
 import numpy as np
 import pytest
+from helpers import drive
 from scipy.optimize import brentq
 
 from dpolearn import BernoulliBandit, GaussianBandit, PrivacyAssumptionWarning, simulate
@@ -26,16 +27,6 @@ def klucb_by_bisection(p, d):
         return kl(p, q) - d
     return 1.0 if f(1 - 1e-15) <= 0 else brentq(f, p, 1 - 1e-15, xtol=1e-14)
 
-
-def drive(policy, means, horizon, n_runs, seed=0):
-    means = np.broadcast_to(np.asarray(means, dtype=float), (n_runs, len(means)))
-    policy.reset(n_runs, means.shape[1], np.random.default_rng(seed))
-    rr, rows, chosen = np.random.default_rng(seed + 1), np.arange(n_runs), []
-    for t in range(1, horizon + 1):
-        arms = policy.select(t)
-        chosen.append(arms)
-        policy.update(t, arms, (rr.random(n_runs) < means[rows, arms]).astype(float))
-    return np.array(chosen)
 
 
 # ---- construction -------------------------------------------------------------------------------

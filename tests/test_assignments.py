@@ -238,6 +238,7 @@ def test_wrong_answers_fail_their_hidden_tests(grades, set_name):
             assert score == max_score, f"{set_name}: {question} lost points it should keep"
 
 
+@pytest.mark.book
 @pytest.mark.xdist_group("book")          # runs beside the other book tests, on the book build
 def test_rendered_exercise_numbers_match_the_notebooks(quick_book):
     """The notebooks print "Exercise N" from the book's sources; the built book's numbers (the

@@ -167,6 +167,32 @@ def test_seed_sequence_seed_is_keyed_by_content_and_not_advanced(tiny):
     assert CALLS["tiny"] == 2
 
 
+def _seeded(scale, seed, jobs, progress):
+    CALLS["seeded"] = CALLS.get("seeded", 0) + 1
+    return {"value": np.random.default_rng(seed).random(4)}
+
+
+def test_sibling_seed_sequences_have_their_own_entries_and_results(tiny):
+    """Siblings spawned from one SeedSequence share its entropy and differ only in their spawn
+    keys; each is its own seed, so each has its own cache entry and its own results."""
+    registry.register("test-cache-seeded", title="seeded")(_seeded)
+    try:
+        first, second = np.random.SeedSequence(2024).spawn(2)
+        assert first.entropy == second.entropy and first.spawn_key != second.spawn_key
+        a = registry.run("test-cache-seeded", "quick", seed=first)
+        b = registry.run("test-cache-seeded", "quick", seed=second)
+        assert CALLS["seeded"] == 2, "the second sibling was served the first one's entry"
+        assert not np.array_equal(a["value"], b["value"])
+        assert np.array_equal(b["value"], np.random.default_rng(second).random(4))
+        entries = [p for p in tiny.iterdir() if p.name.startswith("test-cache-seeded-")]
+        assert len(entries) == 2
+        again = registry.run("test-cache-seeded", "quick", seed=np.random.SeedSequence(
+            2024, spawn_key=(1,)))
+        assert CALLS["seeded"] == 2 and np.array_equal(again["value"], b["value"])
+    finally:
+        registry._REGISTRY.pop("test-cache-seeded", None)
+
+
 def test_unwritable_cache_still_runs_and_says_so(tiny, monkeypatch):
     blocker = tiny / "file"
     blocker.write_text("not a directory")

@@ -142,6 +142,12 @@ def test_out_that_is_a_file_is_refused_before_computing(main_in_process, tmp_pat
     assert not (tmp_path / "cache").exists(), "refused before any computation"
 
 
+def test_empty_out_is_refused_before_computing(main_in_process, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _refused(main_in_process("run", "primer-rnm", "--out", ""), "--out", "''")
+    assert list(tmp_path.iterdir()) == [], "nothing written, nothing computed"
+
+
 def test_unwritable_out_is_refused_before_computing(main_in_process, tmp_path):
     # Running as root defeats file permissions, so use places no one can create a directory in.
     below_a_file = tmp_path / "a-file" / "results"
@@ -356,3 +362,74 @@ def test_compute_must_return_a_dict(tmp_path, monkeypatch):
     finally:
         registry._REGISTRY.pop("test-cli-not-a-dict", None)
     assert not any(tmp_path.iterdir()), "nothing cached"
+
+
+class _Killed(BaseException):
+    """Stands for the signal that kills a run in the middle of writing a file."""
+
+
+def _write_half_then_die(fh, payload: bytes):
+    """Write half of ``payload`` to ``fh`` (an open binary file or a path), then be killed."""
+    half = payload[: len(payload) // 2]
+    if isinstance(fh, (str, os.PathLike)):
+        with open(fh, "wb") as out:
+            out.write(half)
+    else:
+        fh.write(half)
+        fh.flush()
+    raise _Killed
+
+
+@pytest.fixture(scope="module")
+def ucb_ts_data(tmp_path_factory):
+    """The data of primer-ucb-ts at quick scale, computed once for this module's tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DPOLEARN_CACHE", str(tmp_path_factory.mktemp("cache")))
+        return dpl.experiments.run("primer-ucb-ts", "quick")
+
+
+@pytest.mark.parametrize("name", ["summary.csv", "data.npz", "figure.png", "figure.svg"])
+def test_outputs_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch, ucb_ts_data, name):
+    """A run killed while writing an output leaves the previous file as it was (no truncated
+    file, no temporary file left behind)."""
+    import io
+    from pathlib import Path
+
+    import matplotlib.figure
+
+    data = ucb_ts_data
+    target = dpl.experiments.write_outputs("primer-ucb-ts", data, tmp_path / "out")
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    assert name in before and len(before["summary.csv"].splitlines()) == 3
+
+    if name == "summary.csv":
+        writerows = csv.DictWriter.writerows
+
+        def first_row_then_die(writer, rows):
+            writerows(writer, list(rows)[:1])
+            raise _Killed
+        monkeypatch.setattr(csv.DictWriter, "writerows", first_row_then_die)
+    elif name == "data.npz":
+        savez = np.savez_compressed
+
+        def savez_then_die(fh, **arrays):
+            buffer = io.BytesIO()
+            savez(buffer, **arrays)
+            _write_half_then_die(fh, buffer.getvalue())
+        monkeypatch.setattr(np, "savez_compressed", savez_then_die)
+    else:
+        savefig = matplotlib.figure.Figure.savefig
+
+        def savefig_then_die(fig, fh, **kwargs):
+            fmt = kwargs.pop("format", None) or Path(fh).suffix[1:]
+            if fmt != name.split(".")[1]:
+                return savefig(fig, fh, format=fmt, **kwargs)
+            buffer = io.BytesIO()
+            savefig(fig, buffer, format=fmt, **kwargs)
+            _write_half_then_die(fh, buffer.getvalue())
+        monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig_then_die)
+    with pytest.raises(_Killed):
+        dpl.experiments.write_outputs("primer-ucb-ts", data, tmp_path / "out")
+    after = {p.name: p.read_bytes() for p in target.iterdir()}
+    assert sorted(after) == sorted(before), "no temporary file is left behind"
+    assert after[name] == before[name], f"{name} was left half-written"

@@ -157,7 +157,7 @@ def test_release_privacy_loss_is_lemma31_and_half_noise_caught():
     for n in (1, 46, 253, 10_000):
         eps_n = n ** (-v / 2)
         mech = LaplaceMechanism(epsilon=eps_n, sensitivity=1.0 / n)
-        assert mech.scale == pytest.approx(n ** (v / 2 - 1))
+        assert mech.noise_scale == pytest.approx(n ** (v / 2 - 1))
         y = np.linspace(-3, 3, 2001)
         loss = mech.privacy_loss(y, 0.5, 0.5 + 1.0 / n)
         assert np.max(np.abs(loss)) == pytest.approx(eps_n, rel=1e-9)

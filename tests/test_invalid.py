@@ -866,3 +866,133 @@ def test_a_new_public_name_without_a_case_is_noticed(monkeypatch):
     covered = {id(_resolve(name)) for name in CASES}
     missing = [n for key, n in public_callables().items() if key not in covered]
     assert missing == ["dpolearn.envs.brand_new_function"]
+
+
+# --------------------------------------------------------- bad input that used to get through
+class _Counted:
+    """A factory that counts its calls, to show that bad input is refused before any work."""
+
+    def __init__(self, make):
+        self.make, self.calls = make, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.make()
+
+
+class _RecordingUCB1(dpl.UCB1):
+    """UCB1 that records whether the simulator started on it."""
+
+    resets = 0
+
+    def reset(self, n_runs, n_arms, rng):
+        type(self).resets += 1
+        super().reset(n_runs, n_arms, rng)
+
+
+def _export_dirs(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    return a_file, a_file / "below"
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: mech.LaplaceMechanism(epsilon=1).randomise(NAN), ValueError, "value.*nan"),
+    (lambda: mech.LaplaceMechanism(epsilon=1).randomise([0.0, INF]), ValueError, "value.*inf"),
+    (lambda: mech.ReportNoisyMax(epsilon=1).selection_probabilities([NAN, 0.0]), ValueError,
+     "scores.*nan"),
+    (lambda: bandits.DPUCBInt.from_target("0.5"), TypeError, "epsilon_target.*'0.5'"),
+    (lambda: accounting.gdp_epsilon_from_log_delta(-INF, 1.0), ValueError, "log_delta.*-inf"),
+    (lambda: mech.CounterNoise(2, 2, kind="hybrid", epsilon_tree=1.0, epsilon_log=-1.0),
+     ValueError, "epsilon_log.*-1.0"),
+    (lambda: mech.CounterNoise(2, 2, kind="binary", epsilon_tree="1", levels=3), TypeError,
+     "epsilon_tree.*'1'"),
+    (lambda: mech.CounterNoise(2, 2, kind="hybrid", epsilon_tree=1.0), TypeError,
+     "epsilon_log.*None"),
+    (lambda: experiments.engine.columns([{"epsilon": 1.0}], 0), ValueError, "n_runs.*0"),
+    (lambda: experiments.engine.columns([{"epsilon": 1.0}], 2.5), TypeError, "n_runs.*2.5"),
+    (lambda: experiments.set_executor("dask", scheduler=8786), TypeError, "scheduler.*8786"),
+    (lambda: experiments.set_executor("dask", scheduler=" "), ValueError, "scheduler.*' '"),
+])
+def test_bad_input_that_used_to_get_through(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_set_executor_checks_its_argument_before_importing_dask(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)     # `import distributed` fails
+    with pytest.raises(TypeError, match="scheduler.*8786"):
+        experiments.set_executor("dask", scheduler=8786)
+    with pytest.raises(ImportError):
+        experiments.set_executor("dask", scheduler="tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"raise_on_fail": "no"}, TypeError, "raise_on_fail.*'no'"),
+    ({"raise_on_fail": 0}, TypeError, "raise_on_fail.*0"),
+])
+def test_check_policy_refuses_a_truthy_flag_before_any_work(kwargs, exc, match):
+    from dpolearn.testing import check_policy
+
+    factory = _Counted(dpl.UCB1)
+    with pytest.raises(exc, match=match):
+        check_policy(factory, **kwargs)
+    assert factory.calls == 0
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"audit": "no"}, TypeError, "audit.*'no'"),
+    ({"audit": False, "audit_trials": 0}, ValueError, "audit_trials.*0"),
+    ({"audit": True, "audit_trials": 2.5}, TypeError, "audit_trials.*2.5"),
+])
+def test_evaluate_refuses_bad_audit_arguments_before_any_work(kwargs, exc, match):
+    from dpolearn.leaderboard import evaluate
+
+    factory = _Counted(lambda: bandits.AnytimeLazyUCB(epsilon=1.0))
+    with pytest.raises(exc, match=match):
+        evaluate(factory, algorithms=["DP-SE"], epsilons=[1.0], horizon=50, n_runs=2, **kwargs)
+    assert factory.calls == 0
+
+
+def test_sweep_refuses_n_runs_before_building_the_policy():
+    from dpolearn.experiments import engine
+
+    built = []
+    with pytest.raises(ValueError, match="n_runs must be >= 1, got 0"):
+        engine.sweep(lambda cols: built.append(cols), envs.BernoulliBandit([0.9, 0.5]), 10,
+                     [{"epsilon": 1.0}], 0, 0, checkpoints="log")
+    assert built == []
+
+
+def test_simulate_refuses_a_bad_progress_variable_before_running(monkeypatch):
+    monkeypatch.setenv("DPOLEARN_PROGRESS", "maybe")
+    _RecordingUCB1.resets = 0
+    with pytest.raises(ValueError, match="DPOLEARN_PROGRESS.*'maybe'"):
+        dpl.simulate(_RecordingUCB1(), envs.BernoulliBandit([0.9, 0.5]), 10)
+    assert _RecordingUCB1.resets == 0
+    # an explicit progress argument does not read the variable
+    dpl.simulate(_RecordingUCB1(), envs.BernoulliBandit([0.9, 0.5]), 10, progress=False)
+
+
+def test_beta_thompson_sampling_refuses_unbounded_rewards_with_a_clear_message():
+    policy = bandits.BetaTS()
+    with pytest.raises(ValueError, match=r"env must give values in \[0.0, 1.0\] for TS \(Beta\)"
+                                         r".*GaussianBandit.*\[-inf, inf\]"):
+        dpl.simulate(policy, envs.GaussianBandit([0.1, 0.0]), 1000, n_runs=10)
+    assert not hasattr(policy, "sums_"), "refused before the policy was reset"
+
+
+def test_export_refuses_bad_directories_by_name(tmp_path):
+    fig, _ = _figure()
+    a_file, below_a_file = _export_dirs(tmp_path)
+    with pytest.raises(ValueError, match="outdir must be a directory, got .*a-file.*existing file"):
+        plotting.export(fig, "demo", a_file)
+    with pytest.raises(ValueError, match="outdir must be a writable directory, got .*below"):
+        plotting.export(fig, "demo", below_a_file)
+    with pytest.raises(TypeError, match="outdir must be a directory path, got 5"):
+        plotting.export(fig, "demo", 5)
+    with pytest.raises(ValueError, match="outdir must be a directory path, got ''"):
+        plotting.export(fig, "demo", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"], "nothing written"

@@ -2,6 +2,7 @@
 Hu and Hegde 2022, Algorithm 2)."""
 import numpy as np
 import pytest
+from helpers import drive
 
 from dpolearn import BernoulliBandit, simulate
 from dpolearn.accounting import PureDP
@@ -10,20 +11,6 @@ from dpolearn.mechanisms import LazyDoublingPrivateMean
 
 POLICIES = [AnytimeLazyUCB, LazyDPTS]
 S1 = (0.75, 0.625, 0.5, 0.375, 0.25)
-
-
-def drive(policy, means, horizon, n_runs, seed=0, reward_rng_seed=1):
-    """Play ``horizon`` rounds by hand on Bernoulli arms; returns the chosen arms (T, n_runs)."""
-    means = np.broadcast_to(np.asarray(means, dtype=float), (n_runs, len(means)))
-    policy.reset(n_runs, means.shape[1], np.random.default_rng(seed))
-    rr = np.random.default_rng(reward_rng_seed)
-    rows = np.arange(n_runs)
-    chosen = []
-    for t in range(1, horizon + 1):
-        arms = policy.select(t)
-        chosen.append(arms)
-        policy.update(t, arms, (rr.random(n_runs) < means[rows, arms]).astype(float))
-    return np.array(chosen)
 
 
 # ---- construction -------------------------------------------------------------------------------

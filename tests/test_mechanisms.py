@@ -109,13 +109,13 @@ def test_report_noisy_max_guarantee_holds_and_half_noise_is_caught(noise):
     honest = ReportNoisyMax(epsilon=1.0, noise=noise)
     assert honest.guarantee == PureDP(1.0)
     assert _worst_log_ratio(honest, 2) <= 1.0 + 1e-6
-    broken = ReportNoisyMax(scale=honest.scale / 2, noise=noise)   # claims nothing, but ...
+    broken = ReportNoisyMax(scale=honest.noise_scale / 2, noise=noise)   # claims nothing, but ...
     assert _worst_log_ratio(broken, 2) > 1.0 + 0.05                 # ... exceeds epsilon = 1
 
 
 def test_monotone_scores_need_half_the_noise():
     rnm = ReportNoisyMax(epsilon=1.0, monotone=True)
-    assert rnm.scale == 1.0
+    assert rnm.noise_scale == 1.0
     worst = 0.0
     for s in np.linspace(-8, 8, 13):
         p = rnm.selection_probabilities([s, 0.0])

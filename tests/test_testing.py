@@ -186,6 +186,31 @@ def test_factory_callable_and_policy_without_epsilon():
     assert report.ok and ("bad_epsilon", "the policy has no epsilon parameter") in report.skipped
 
 
+@pytest.mark.parametrize("form", ["zero-argument factory", "instance"])
+def test_a_zero_argument_factory_and_an_instance_are_checked_too(form):
+    configured = NoisyGreedy(epsilon=0.25)
+    given = (lambda: NoisyGreedy(epsilon=0.25)) if form != "instance" else configured
+    report = check_policy(given, epsilon=5.0, **FAST)   # their own epsilon is kept
+    assert report.ok and report.passed == list(CHECKS), str(report)
+    assert not hasattr(configured, "_rng"), "the instance given is copied, never reset or run"
+
+
+@pytest.mark.parametrize("form", ["zero-argument factory", "instance"])
+@pytest.mark.parametrize("cls, name", [(AcceptsAnyEpsilon, "bad_epsilon"),
+                                       (BadShape, "select_shape"),
+                                       (WrongRepr, "params_repr")])
+def test_a_broken_instance_or_zero_argument_factory_fails_its_check(form, cls, name):
+    given = (lambda: cls()) if form != "instance" else cls()
+    report = check_policy(given, raise_on_fail=False, **FAST)
+    assert name in report.failed, str(report)
+
+
+def test_an_instance_whose_params_do_not_rebuild_it_fails_bad_epsilon():
+    report = check_policy(WrongRepr(), raise_on_fail=False, **FAST)
+    assert "bad_epsilon" in report.failed
+    assert "could not be rebuilt from its params()" in dict(report.failures)["bad_epsilon"]
+
+
 @pytest.mark.parametrize("bad, exc", [(NoisyGreedy(), TypeError), (3, TypeError)])
 def test_invalid_factory(bad, exc):
     with pytest.raises(exc, match="policy_or_factory"):

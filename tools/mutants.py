@@ -66,6 +66,8 @@ MODULE_TESTS = {
     "dpolearn/fullinfo/rnm_ftnl.py": ["tests/test_rnm_ftnl.py", "tests/test_epoch_sim.py"],
     "dpolearn/fullinfo/epoch_sim.py": ["tests/test_epoch_sim.py", "tests/test_rnm_ftnl.py"],
     "dpolearn/bandits/dp_ts_ucb.py": ["tests/test_dp_ts_ucb.py"],
+    "dpolearn/accounting.py": ["tests/test_accounting.py"],
+    "dpolearn/experiments/registry.py": ["tests/test_cache.py"],
 }
 #: Seconds per mutant when there is no baseline run to scale from; with one, 3 x its duration
 #: + 2 minutes. A hang counts as killed-by-timeout, shown as such.

@@ -247,6 +247,17 @@ MUTANTS = [
          "new": "theta = self._mean + 0.5 * z / self._scale"},
     {"id": "mts-guarantee-factor", "file": "dpolearn/bandits/dp_ts_ucb.py",
          "description": "M-TS-Gaussian guarantee sqrt(T / (2 c (b + 1)))",
-         "old": "return _out(np.sqrt(T / (c * (b + 1))))",
-         "new": "return _out(np.sqrt(T / (2 * c * (b + 1))))"},
+         "old": "return scalar_or_array(np.sqrt(T / (c * (b + 1))))",
+         "new": "return scalar_or_array(np.sqrt(T / (2 * c * (b + 1))))"},
+    # ------------------------------------------------------------------ accounting
+    {"id": "compose-max-delta", "file": "dpolearn/accounting.py",
+         "description": "basic composition reports the largest delta instead of their sum",
+         "old": "delta = sum(g.delta for g in guarantees)",
+         "new": "delta = np.maximum.reduce(np.broadcast_arrays(*(g.delta for g in guarantees)))"},
+    # ------------------------------------------------------------------ experiment cache
+    {"id": "cache-key-entropy-only", "file": "dpolearn/experiments/registry.py",
+         "description": "cache key of a SeedSequence seed from its entropy only: sibling seeds "
+                        "(other spawn keys) share one entry and one result",
+         "old": 'return "ss" + hashlib.sha256(repr(_seed_key(seed)).encode()).hexdigest()[:12]',
+         "new": 'return "ss" + hashlib.sha256(repr(seed.entropy).encode()).hexdigest()[:12]'},
 ]

@@ -125,6 +125,7 @@ class BetaTS(SumCountPolicy):
     """
 
     label = "TS (Beta)"
+    value_range = (0.0, 1.0)        # the Beta posterior needs rewards in [0, 1]
 
     def __init__(self, bernoulli_trick: bool = False):
         self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)

@@ -23,12 +23,13 @@ import math
 import numpy as np
 
 from .._validation import (
-    as_float_array,
     as_row_param,
     check_bool,
     check_choice,
     check_int_array,
     check_positive,
+    check_probability,
+    scalar_or_array,
 )
 from ..accounting import GaussianDP, compose
 from ..policy import Policy
@@ -39,28 +40,6 @@ __all__ = ["DPTSUCB", "MTSGaussian", "C0", "sampling_budget", "dp_ts_ucb_gdp",
 
 #: c0 = sqrt(2 pi e), the constant of the sampling budget (Hu et al. 2025, Algorithm 1 line 1).
 C0 = math.sqrt(2.0 * math.pi * math.e)
-
-
-def _check_alpha(alpha):
-    arr = as_float_array("alpha", alpha)
-    bad = np.isnan(arr) | (arr < 0) | (arr > 1)
-    if np.any(bad):
-        shown = alpha if arr.ndim == 0 else arr[bad].ravel()[0]
-        raise ValueError(f"alpha must lie in [0, 1], got {shown!r}")
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def _check_horizon(horizon):
-    """Horizon T: an integer >= 3 (so that ln T > 1), or an integer array of them."""
-    return _int_or_array(check_int_array("horizon", horizon, minimum=3))
-
-
-def _int_or_array(arr: np.ndarray):
-    return int(arr) if arr.ndim == 0 else arr
-
-
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else np.asarray(x)
 
 
 # ------------------------------------------------------------------ the paper's formulas
@@ -79,10 +58,10 @@ def sampling_budget(horizon, alpha):
     >>> round(sampling_budget(10**6, 1.0), 4)
     57.0958
     """
-    T = np.asarray(_check_horizon(horizon), dtype=float)
-    alpha = np.asarray(_check_alpha(alpha), dtype=float)
+    T = check_int_array("horizon", horizon, minimum=3).astype(float)
+    alpha = np.asarray(check_probability("alpha", alpha), dtype=float)
     lnT = np.log(T)
-    return _out(C0 * T ** (0.5 * (1 - alpha)) * lnT ** (0.5 * (3 - alpha)))
+    return scalar_or_array(C0 * T ** (0.5 * (1 - alpha)) * lnT ** (0.5 * (3 - alpha)))
 
 
 def dp_ts_ucb_gdp(horizon, alpha, *, literal_thm46: bool = False):
@@ -110,9 +89,9 @@ def dp_ts_ucb_gdp(horizon, alpha, *, literal_thm46: bool = False):
     """
     phi = np.asarray(sampling_budget(horizon, alpha), dtype=float)
     if check_bool("literal_thm46", literal_thm46):
-        return _out(np.sqrt(2.0 * phi))
+        return scalar_or_array(np.sqrt(2.0 * phi))
     v = np.log(np.asarray(horizon, dtype=float)) ** np.asarray(alpha, dtype=float)
-    return _out(np.sqrt(2.0 * phi / v))
+    return scalar_or_array(np.sqrt(2.0 * phi / v))
 
 
 def mts_gaussian_gdp(horizon, b, c):
@@ -128,10 +107,10 @@ def mts_gaussian_gdp(horizon, b, c):
     >>> round(mts_gaussian_gdp(10**6, 0, 5.0), 4)
     447.2136
     """
-    T = np.asarray(_check_horizon(horizon), dtype=float)
-    b = np.asarray(_check_b(b), dtype=float)
+    T = check_int_array("horizon", horizon, minimum=3).astype(float)
+    b = check_int_array("b", b, minimum=0).astype(float)
     c = np.asarray(check_positive("c", c), dtype=float)
-    return _out(np.sqrt(T / (c * (b + 1))))
+    return scalar_or_array(np.sqrt(T / (c * (b + 1))))
 
 
 def match_c(horizon, alpha, b):
@@ -148,16 +127,12 @@ def match_c(horizon, alpha, b):
     >>> round(match_c(10**6, 0.0, 1), 3), round(match_c(10**6, 1.0, 2000), 2)
     (1.178, 60.46)
     """
-    T = np.asarray(_check_horizon(horizon), dtype=float)
-    alpha = np.asarray(_check_alpha(alpha), dtype=float)
-    b = np.asarray(_check_b(b), dtype=float)
+    T = check_int_array("horizon", horizon, minimum=3).astype(float)
+    alpha = np.asarray(check_probability("alpha", alpha), dtype=float)
+    b = check_int_array("b", b, minimum=0).astype(float)
     lnT = np.log(T)
-    return _out(T ** (0.5 * (1 + alpha)) * lnT ** (-1.5 * (1 - alpha)) / (2 * C0 * (b + 1)))
-
-
-def _check_b(b):
-    """Pre-pull count b: an integer >= 0, or an integer array of them."""
-    return _int_or_array(check_int_array("b", b, minimum=0))
+    return scalar_or_array(
+        T ** (0.5 * (1 + alpha)) * lnT ** (-1.5 * (1 - alpha)) / (2 * C0 * (b + 1)))
 
 
 # ------------------------------------------------------------------ DP-TS-UCB
@@ -242,8 +217,8 @@ class DPTSUCB(Policy):
     def __init__(self, *, alpha, horizon, budget: str = "floor", max_init: float = 0.0,
                  literal_thm46: bool = False, track_privacy: bool = False,
                  noise_multiplier: float = 1.0):
-        self.alpha = _check_alpha(alpha)
-        self.horizon = _check_horizon(horizon)
+        self.alpha = check_probability("alpha", alpha)
+        self.horizon = scalar_or_array(check_int_array("horizon", horizon, minimum=3), int)
         self.budget = check_choice("budget", budget, ("floor", "ceil"))
         if isinstance(max_init, bool) or not isinstance(max_init, (int, float)) \
                 or math.isnan(max_init) or max_init == math.inf:
@@ -263,7 +238,7 @@ class DPTSUCB(Policy):
     def budget_draws(self):
         """Fresh draws per posterior: floor(phi) (or ceil(phi) with ``budget="ceil"``)."""
         phi = np.asarray(self.phi)
-        return _out(np.floor(phi) if self.budget == "floor" else np.ceil(phi))
+        return scalar_or_array(np.floor(phi) if self.budget == "floor" else np.ceil(phi))
 
     @property
     def guarantee(self) -> GaussianDP:
@@ -276,13 +251,13 @@ class DPTSUCB(Policy):
             mu = dp_ts_ucb_gdp(self.horizon, self.alpha, literal_thm46=self.literal_thm46)
         if self.noise_multiplier != 1.0:
             mu = np.asarray(mu) / self.noise_multiplier
-        return compose(GaussianDP(mu=_out(mu)))
+        return compose(GaussianDP(mu=scalar_or_array(mu)))
 
     def tight_gdp(self):
         r""":math:`\sqrt{\lfloor\phi\rfloor/\ln^\alpha T}`: the TS phase alone (proof step 2);
         the UCB phase is post-processing, so this also bounds the whole algorithm."""
         v = np.log(np.asarray(self.horizon, dtype=float)) ** np.asarray(self.alpha)
-        return _out(np.sqrt(np.asarray(self.budget_draws) / v))
+        return scalar_or_array(np.sqrt(np.asarray(self.budget_draws) / v))
 
     def params(self):
         out = {"alpha": self.alpha, "horizon": self.horizon, "budget": self.budget,
@@ -458,9 +433,9 @@ class MTSGaussian(GaussianTS):
     def __init__(self, *, b, c, horizon, track_privacy: bool = False,
                  noise_multiplier: float = 1.0):
         super().__init__(prior="ag")
-        self.b = _check_b(b)
+        self.b = scalar_or_array(check_int_array("b", b, minimum=0), int)
         self.c = check_positive("c", c)
-        self.horizon = _check_horizon(horizon)
+        self.horizon = scalar_or_array(check_int_array("horizon", horizon, minimum=3), int)
         self.track_privacy = check_bool("track_privacy", track_privacy)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
@@ -478,7 +453,7 @@ class MTSGaussian(GaussianTS):
         divided by the noise multiplier."""
         mu = mts_gaussian_gdp(self.horizon, self.b, self.c)
         if self.noise_multiplier != 1.0:
-            mu = _out(np.asarray(mu) / self.noise_multiplier)
+            mu = scalar_or_array(np.asarray(mu) / self.noise_multiplier)
         return compose(GaussianDP(mu=mu))
 
     def reset(self, n_runs, n_arms, rng):

@@ -46,6 +46,7 @@ from .._validation import (
     check_probability,
     floor_log2,
     is_power_of_two,
+    scalar_or_array,
 )
 from ..accounting import ApproxDP, PureDP, compose
 from ..mechanisms.counters import (
@@ -316,9 +317,9 @@ class DPUCBInt(SumCountPolicy):
         """DP-UCB-INT calibrated by Corollary 3.2 to be (epsilon_target, delta_prime)-DP.
 
         ``epsilon_target`` may be an array of shape (n_runs,) (one calibration per entry)."""
-        targets = np.asarray(epsilon_target, dtype=float)
+        targets = np.asarray(check_epsilon(epsilon_target, name="epsilon_target"))
         eps = np.vectorize(lambda e: calibrate_epsilon(float(e), delta_prime, v))(targets)
-        eps = float(eps) if eps.ndim == 0 else eps
+        eps = scalar_or_array(eps)
         return cls(epsilon=eps, v=v, delta_prime=delta_prime, **kwargs)
 
     def params(self):

@@ -29,13 +29,13 @@ import pickle
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 import scipy
 
-__all__ = ["SCHEMA", "CacheWarning", "encode", "entry_key", "entry_path", "load", "source_hash",
-           "store"]
+__all__ = ["SCHEMA", "CacheWarning", "atomic_file", "encode", "entry_key", "entry_path", "load",
+           "source_hash", "store"]
 
 MAGIC = b"dpolearn-cache\n"
 SCHEMA = 2
@@ -118,15 +118,20 @@ def encode(key: dict[str, Any], data: dict[str, Any]) -> bytes:
     return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
 
 
-def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
-    """Write ``data`` as the entry of ``key`` at ``path``, atomically (OSError on failure)."""
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A binary file that replaces ``path`` only once it is completely written.
+
+    Yields a file opened on a temporary file in the directory of ``path``; when the block ends
+    without an exception the file is flushed to disk and moved onto ``path`` with
+    ``os.replace`` (atomic), otherwise it is removed. A reader, or a run killed half-way, sees
+    the old file or the new one, never a truncated one.
+    """
     path = Path(path)
-    blob = encode(key, data)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
@@ -135,6 +140,15 @@ def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def store(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
+    """Write ``data`` as the entry of ``key`` at ``path``, atomically (OSError on failure)."""
+    path = Path(path)
+    blob = encode(key, data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_file(path) as fh:
+        fh.write(blob)
 
 
 def source_hash() -> str:

@@ -73,6 +73,14 @@ def set_executor(name: str = "local", scheduler: Any = None) -> None:
     if scheduler is None:
         raise ValueError("scheduler must be given with the 'dask' executor "
                          "(an address such as 'tcp://host:8786' or a distributed.Client), got None")
+    # the argument is checked before the optional dependency is imported
+    is_address = isinstance(scheduler, str)
+    if is_address and not scheduler.strip():
+        raise ValueError(f"scheduler must be a Dask scheduler address, got {scheduler!r}")
+    if not is_address and type(scheduler).__module__.partition(".")[0] != "distributed":
+        raise TypeError(
+            f"scheduler must be an address string or a distributed.Client, got {scheduler!r}"
+        )
     distributed = _import_distributed()
     if isinstance(scheduler, distributed.Client):
         client, address, owned = scheduler, scheduler.scheduler.address, False

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ..simulate import Result, make_checkpoints, simulate
 from .registry import parallel_map
 
@@ -55,6 +56,7 @@ def columns(cells: Sequence[Mapping[str, Any]], n_runs: int) -> dict[str, np.nda
     >>> columns([{"epsilon": 0.5}, {"epsilon": 1.0}], 2)["epsilon"].tolist()
     [0.5, 0.5, 1.0, 1.0]
     """
+    n_runs = check_positive_int("n_runs", n_runs)
     cells = list(cells)
     keys = list(cells[0]) if cells else []
     for i, cell in enumerate(cells):
@@ -107,6 +109,8 @@ def sweep(policy: Callable[[dict[str, np.ndarray]], Any], env: Any, horizon: int
     list of Result
         One per cell: ``n_runs`` runs each, ``params`` already those of the cell.
     """
+    horizon = check_positive_int("horizon", horizon)
+    n_runs = check_positive_int("n_runs", n_runs)
     cells = [dict(c) for c in cells]
     if not cells:
         raise ValueError("cells must hold at least one cell, got none")

@@ -141,8 +141,8 @@ def _loss_mechanisms(epsilon):
     lap = LaplaceMechanism(epsilon=epsilon)
     half = LaplaceMechanism(epsilon=2 * epsilon)        # broken on purpose: half the noise scale
     gauss = GaussianMechanism(sigma=1.0 / epsilon)      # mu = epsilon -GDP, not pure DP
-    return [("Laplace, b = 1/eps", lap, stats.laplace(scale=lap.scale)),
-            ("broken Laplace, b = 1/(2 eps)", half, stats.laplace(scale=half.scale)),
+    return [("Laplace, b = 1/eps", lap, stats.laplace(scale=lap.noise_scale)),
+            ("broken Laplace, b = 1/(2 eps)", half, stats.laplace(scale=half.noise_scale)),
             ("Gaussian, sigma = 1/eps", gauss, stats.norm(scale=gauss.sigma))]
 
 
@@ -239,7 +239,7 @@ def _rnm_family(task):
     two_sided = [unit.max_privacy_loss([0.0, d], [1.0, d - 1.0]) for d in _RNM_GAPS]
     monotone = [unit.max_privacy_loss([0.0, d], [1.0, d]) for d in _RNM_GAPS]
     return {"exact": rnm.selection_probabilities(scores), "mc": freq,
-            "mc_se": np.sqrt(freq * (1 - freq) / n), "scale": rnm.scale,
+            "mc_se": np.sqrt(freq * (1 - freq) / n), "scale": rnm.noise_scale,
             "two_sided": np.array(two_sided), "monotone": np.array(monotone)}
 
 

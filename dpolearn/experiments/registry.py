@@ -34,6 +34,7 @@ import contextvars
 import csv
 import hashlib
 import importlib
+import io
 import numbers
 import os
 import pkgutil
@@ -46,7 +47,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_choice, check_positive_int
+from .._validation import (
+    as_seed_sequence,
+    check_choice,
+    check_directory,
+    check_positive_int,
+    progress_from_env,
+)
 from ..simulate import Result
 from . import _cache
 from ._cache import CacheWarning, source_hash
@@ -81,8 +88,6 @@ __all__ = [
 SCALES = ("quick", "paper")
 SUMMARY_COLUMNS = ["experiment", "panel", "algorithm", "epsilon", "horizon", "n_runs",
                    "final_regret_mean", "final_regret_se", "params"]
-PROGRESS_VALUES = {"1": True, "true": True, "on": True, "yes": True, "auto": True,
-                   "0": False, "false": False, "off": False, "no": False}
 
 _REGISTRY: dict[str, Experiment] = {}
 _ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -198,11 +203,7 @@ def progress_default() -> bool:
 
     Accepted values (any case): 1, true, on, yes, auto (shown; the default) and 0, false, off, no.
     """
-    raw = os.environ.get("DPOLEARN_PROGRESS", "auto")
-    key = raw.strip().lower()
-    if key not in PROGRESS_VALUES:
-        raise ValueError(f"DPOLEARN_PROGRESS must be one of {sorted(PROGRESS_VALUES)}, got {raw!r}")
-    return PROGRESS_VALUES[key]
+    return progress_from_env() is not False
 
 
 def _check_seed(seed: Any) -> Seed:
@@ -371,25 +372,7 @@ def check_out_dir(out_dir: Any) -> Path:
 
     Creates the directory; raises ValueError naming it otherwise, before any computation.
     """
-    if not isinstance(out_dir, (str, os.PathLike)):
-        raise TypeError(f"out must be a directory path, got {out_dir!r}")
-    path = Path(out_dir)
-    if str(out_dir) == "":
-        raise ValueError("out must be a directory path, got ''")
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"out must be a directory, got {str(out_dir)!r} (an existing file)")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        import tempfile
-
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise ValueError(
-            f"out must be a writable directory, got {str(out_dir)!r} ({reason})"
-        ) from None
-    return path
+    return check_directory("out", out_dir)
 
 
 def regret_rows(
@@ -426,10 +409,12 @@ def write_outputs(id: str, data: dict[str, Any], out_dir: str | os.PathLike) -> 
         raise TypeError(f"data must be the dict returned by run({id!r}), got {type(data).__name__}")
     target = check_out_dir(out_dir) / id
     target.mkdir(parents=True, exist_ok=True)
+    # every file is written whole or not at all (a killed run leaves no truncated file)
     if exp.plot is not None:
         fig = exp.plot(data)
-        fig.savefig(target / "figure.png")
-        fig.savefig(target / "figure.svg")
+        for fmt in ("png", "svg"):
+            with _cache.atomic_file(target / f"figure.{fmt}") as fh:
+                fig.savefig(fh, format=fmt)
         plt.close(fig)
     arrays = {}
     for key, value in data.items():
@@ -439,12 +424,16 @@ def write_outputs(id: str, data: dict[str, Any], out_dir: str | os.PathLike) -> 
             arrays[f"{key}__regret"] = value.regret
             arrays[f"{key}__checkpoints"] = value.checkpoints
     if arrays:
-        np.savez_compressed(target / "data.npz", **arrays)
+        with _cache.atomic_file(target / "data.npz") as fh:
+            np.savez_compressed(fh, **arrays)
     if exp.summary is not None:
-        with open(target / "summary.csv", "w", newline="") as fh:
-            rows = exp.summary(data)
-            extra = sorted({k for r in rows for k in r} - set(SUMMARY_COLUMNS))
+        rows = exp.summary(data)
+        extra = sorted({k for r in rows for k in r} - set(SUMMARY_COLUMNS))
+        with _cache.atomic_file(target / "summary.csv") as raw:
+            fh = io.TextIOWrapper(raw, newline="")        # the encoding open() would use
             writer = csv.DictWriter(fh, fieldnames=SUMMARY_COLUMNS + extra)
             writer.writeheader()
             writer.writerows(rows)
+            fh.flush()
+            fh.detach()                                   # atomic_file closes the file
     return target

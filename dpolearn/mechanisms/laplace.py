@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_positive
+from .._validation import as_rng, check_epsilon, check_interval, check_positive, scalar_or_array
 from ..accounting import PureDP
 
 __all__ = ["LaplaceMechanism", "laplace_block_release", "block_release_guarantee"]
@@ -81,22 +81,17 @@ class LaplaceMechanism:
         return self.noise_multiplier * (self.sensitivity / self.epsilon)
 
     @property
-    def scale(self):
-        """Alias of :attr:`noise_scale`."""
-        return self.noise_scale
-
-    @property
     def guarantee(self) -> PureDP:
         """``PureDP(sensitivity / noise_scale)``, i.e. epsilon / noise_multiplier."""
         return PureDP(epsilon=self.epsilon / self.noise_multiplier)
 
     def randomise(self, value, rng=None):
-        """Noisy release of ``value`` (float or array); ``rng`` is a seed or Generator."""
-        value = np.asarray(value, dtype=float)
+        """Noisy release of ``value`` (a finite float or array); ``rng`` is a seed or Generator."""
+        value = np.asarray(check_interval("value", value))
         b = self.noise_scale
         noise = as_rng(rng).laplace(0.0, 1.0, size=np.broadcast(value, b).shape)
         out = value + b * noise
-        return float(out) if out.ndim == 0 else out
+        return scalar_or_array(out)
 
     def variance(self):
         """Variance of the noise, 2 b^2."""

@@ -4,7 +4,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._validation import as_rng, check_bool, check_choice, check_epsilon, check_positive
+from .._validation import (
+    as_rng,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_interval,
+    check_positive,
+)
 from ..accounting import PureDP
 
 __all__ = ["ReportNoisyMax", "ExponentialMechanism", "NOISE_FAMILIES", "selection_probabilities",
@@ -61,7 +68,7 @@ def selection_probabilities(scores, noise: str = "laplace", scale: float = 1.0) 
     >>> selection_probabilities([1.0, 0.0], "gumbel", 1.0).round(4).tolist()
     [0.7311, 0.2689]
     """
-    u = np.asarray(scores, dtype=float)
+    u = np.asarray(check_interval("scores", scores))
     if u.ndim != 1 or u.size < 2:
         raise ValueError(f"scores must be a 1-D array with K >= 2 entries, got shape {u.shape}")
     noise = check_choice("noise", noise, tuple(NOISE_FAMILIES))
@@ -209,11 +216,6 @@ class ReportNoisyMax:
     @property
     def _factor(self) -> float:
         return self.privacy_factor(self.monotone)
-
-    @property
-    def scale(self):
-        """Alias of :attr:`noise_scale`."""
-        return self.noise_scale
 
     @property
     def guarantee(self) -> PureDP:

@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..._arrays import scalar_if_uniform
+from ..._arrays import per_stream, scalar_if_uniform
 from ..._validation import as_rng, check_choice, check_positive, check_positive_int, floor_log2
 from ...accounting import PureDP
 from ._bits import bit_tables
@@ -73,19 +73,23 @@ class CounterNoise:
     def __init__(self, n_rows: int, n_cols: int, *, kind: str, epsilon_tree, epsilon_log=None,
                  levels: Optional[int] = None, tree_log_base=2, rng=None,
                  noise_multiplier: float = 1.0):
+        n_rows = check_positive_int("n_rows", n_rows)
+        n_cols = check_positive_int("n_cols", n_cols)
         self.kind = check_choice("kind", kind, ("hybrid", "binary"))
         self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
         self.noise_multiplier = m = check_positive("noise_multiplier", noise_multiplier)
-        self._rng = as_rng(rng)
-        self.eps_tree = np.broadcast_to(np.asarray(epsilon_tree, dtype=float), (n_rows, 1))[:, 0]
+        self.eps_tree = per_stream("epsilon_tree", epsilon_tree, (n_rows, 1))[:, 0]
         if kind == "hybrid":
-            self.eps_log = np.broadcast_to(np.asarray(epsilon_log, dtype=float), (n_rows, 1))[:, 0]
+            self.eps_log = per_stream("epsilon_log", epsilon_log, (n_rows, 1))[:, 0]
+        else:
+            self.levels = check_positive_int("levels", levels)
+        self._rng = as_rng(rng)
+        if kind == "hybrid":
             self.b_log = m * (1.0 / self.eps_log)
             factor = tree_scale_factor(tree_log_base)
             self._inv_eps_tree = m * (factor / self.eps_tree)   # tree scale = k * this
             width = 20
         else:
-            self.levels = check_positive_int("levels", levels)
             self.b_node = m * (self.levels / self.eps_tree)
             width = self.levels
         self.count = np.zeros((n_rows, n_cols), dtype=np.int64)
