@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from bookkit.myst import Directive, read
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(ROOT / "tools"))
@@ -45,8 +47,6 @@ INSTRUCTOR_OUT = ROOT / "_build" / "instructor-kit"
 
 #: Top-level entries of the repository that an edition's source tree does not link.
 NOT_LINKED = {"book", "_build", "_config.yml", "_toc.yml", "results", "dpolearn.egg-info"}
-
-_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
 
 
 @dataclass
@@ -67,63 +67,45 @@ class Stripped:
     removed: list = field(default_factory=list)
 
 
-def _closing_index(lines: list[str], start: int, fence: str) -> int:
-    """Index of the line closing the fence opened at ``start`` (or the last line)."""
-    closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-    j = start + 1
-    while j < len(lines) and not closing.match(lines[j]):
-        j += 1
-    return min(j, len(lines) - 1)
-
-
-def _label_of(lines: list[str]) -> Optional[str]:
-    for line in lines[1:]:
-        m = re.match(r"^\s*:label:\s*(\S+)", line)
-        if m:
-            return m.group(1)
-        if not line.strip().startswith(":"):
-            return None
-    return None
-
-
 def strip_solutions(text: str) -> Stripped:
     """Remove every solution (both forms, with the code cells of the gated form) from ``text``.
 
-    References to a removed solution's own label become plain text, so the edition still
-    builds under ``-W``.
+    The solutions are the top-level ``{solution}`` and ``{solution-start}`` directives of the
+    chapter as MyST reads it (:func:`bookkit.myst.read`); a gated solution runs up to and
+    including the next top-level ``{solution-end}``. References to a removed solution's own
+    label become plain text, so the edition still builds under ``-W``.
     """
     lines = text.split("\n")
+    blocks = read(text).blocks
     kept: list[str] = []
     removed: list[Solution] = []
-    i = 0
-    while i < len(lines):
-        m = _OPEN.match(lines[i])
-        if m and m.group("name") in ("solution", "solution-start"):
-            end = _closing_index(lines, i, m.group("fence"))
-            form = "directive"
-            if m.group("name") == "solution-start":
-                form = "gated"
-                # Everything up to and including the fenced {solution-end} directive.
-                k = end + 1
-                while k < len(lines):
-                    e = _OPEN.match(lines[k])
-                    if e and e.group("name") == "solution-end":
-                        end = _closing_index(lines, k, e.group("fence"))
-                        break
-                    k += 1
-                else:
-                    raise ValueError(f"{{solution-start}} {m.group('arg')} at line {i + 1} "
-                                     "has no {solution-end}")
-            block = lines[i:end + 1]
-            removed.append(Solution(m.group("arg").strip(), form, "\n".join(block),
-                                    _label_of(block)))
-            i = end + 1
-            # drop the blank lines (and a jupytext cell break) the block leaves behind
-            while i < len(lines) and lines[i].strip() == "" and kept and kept[-1].strip() == "":
-                i += 1
+    done = 0                              # lines[:done] are kept or removed
+    k = 0
+    while k < len(blocks):
+        block = blocks[k]
+        if not (isinstance(block, Directive) and block.name in ("solution", "solution-start")):
+            k += 1
             continue
-        kept.append(lines[i])
-        i += 1
+        last = block
+        form = "directive"
+        if block.name == "solution-start":
+            form = "gated"
+            # Everything up to and including the {solution-end} directive.
+            k = next((j for j in range(k + 1, len(blocks)) if isinstance(blocks[j], Directive)
+                      and blocks[j].name == "solution-end"), None)
+            if k is None:
+                raise ValueError(f"{{solution-start}} {block.arg} at line {block.line} "
+                                 "has no {solution-end}")
+            last = blocks[k]
+        kept += lines[done:block.line - 1]
+        removed.append(Solution(block.arg, form, "\n".join(lines[block.line - 1:last.end]),
+                                block.options.get("label") or None))
+        done = last.end
+        # drop the blank lines (and a jupytext cell break) the block leaves behind
+        while done < len(lines) and lines[done].strip() == "" and kept and kept[-1].strip() == "":
+            done += 1
+        k += 1
+    kept += lines[done:]
     out = "\n".join(kept)
     for sol in removed:
         if sol.label:

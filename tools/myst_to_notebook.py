@@ -42,7 +42,9 @@ import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
+
+from bookkit import myst
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tools") not in sys.path:
@@ -53,16 +55,8 @@ from editions import EDITIONS, strip_solutions  # noqa: E402
 INSTALL_TAG = "dpolearn-install"
 DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
 
-#: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
-DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})"
-                            r"\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
-#: Opening fence of a plain code block (```python, ~~~).
-CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
 #: An inline role ``{name}`content```.
 ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
-#: A MyST target line ``(label)=``.
-TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
-HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
 #: Explicit title in a role: ``text <target>``.
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
@@ -79,64 +73,11 @@ PRF_NAMES = {"theorem": "Theorem", "lemma": "Lemma", "definition": "Definition",
 
 # ============================================================================ parsing
 
-@dataclass
-class Directive:
-    """One fenced directive: name, argument, options and body lines (not yet converted)."""
-
-    name: str
-    arg: str
-    options: dict
-    body: list
-
-
-def parse_options(lines: list[str]) -> tuple[dict, list[str]]:
-    """Split the ``:key: value`` lines (or a ``---`` YAML block) off the start of a body."""
-    options: dict = {}
-    if lines and lines[0].strip() == "---":
-        import yaml
-
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is not None:
-            options = yaml.safe_load("\n".join(lines[1:end])) or {}
-            return options, lines[end + 1:]
-    i = 0
-    while i < len(lines):
-        match = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i])
-        if not match:
-            break
-        options[match.group(1)] = match.group(2).strip()
-        i += 1
-    return options, lines[i:]
-
-
 def parse_blocks(text: str) -> list:
-    """Split Markdown into plain lines (``str``), literal code blocks (``tuple``) and
-    :class:`Directive` objects, nested directives left inside their parent's body."""
-    lines = text.split("\n")
-    blocks: list = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        opened = DIRECTIVE_OPEN.match(line)
-        code = None if opened else CODE_OPEN.match(line)
-        if opened or code:
-            m = opened or code
-            fence = m.group("fence")
-            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-            j = i + 1
-            while j < len(lines) and not closing.match(lines[j]):
-                j += 1
-            inner = lines[i + 1:j]
-            if opened:
-                options, body = parse_options(inner)
-                blocks.append(Directive(m.group("name"), m.group("arg").strip(), options, body))
-            else:
-                blocks.append(("code", lines[i:j + 1]))
-            i = j + 1
-            continue
-        blocks.append(line)
-        i += 1
-    return blocks
+    """The top-level blocks of Markdown ``text`` (:func:`bookkit.myst.read`): Markdown,
+    headings, labels, math, plain code blocks and :class:`~bookkit.myst.Directive` objects,
+    nested directives among their parent's ``children``."""
+    return myst.read(text).blocks
 
 
 # ============================================================================ the book index
@@ -193,12 +134,18 @@ def _read_cells(md_path: Path):
     return jupytext.read(md_path, fmt="md:myst").cells
 
 
-def _walk_directives(blocks: Iterable, visit) -> None:
-    for block in blocks:
-        if isinstance(block, Directive):
-            visit(block)
-            if block.name not in CODE_DIRECTIVES and block.name != "literalinclude":
-                _walk_directives(parse_blocks("\n".join(block.body)), visit)
+def _index_sections(index: BookIndex, doc: str, blocks: list) -> None:
+    """Record the labels ``(name)=`` of ``blocks`` (titled by the heading that follows them)
+    and the first level-1 heading of ``doc`` as its title."""
+    for k, block in enumerate(blocks):
+        if isinstance(block, myst.Directive):
+            _index_sections(index, doc, block.children)
+        elif isinstance(block, myst.Heading) and block.level == 1 and doc not in index.doc_titles:
+            index.doc_titles[doc] = _plain(block.title)
+        elif isinstance(block, myst.Label):
+            nxt = next((b for b in blocks[k + 1:] if b.source.strip()), None)
+            title = _plain(nxt.title) if isinstance(nxt, myst.Heading) else block.name
+            index.targets[block.name] = Target(doc, "section", None, title)
 
 
 def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
@@ -253,19 +200,10 @@ def build_index(root: Path) -> BookIndex:
                     index.targets[fig["name"]] = Target(doc, "figure", count("figure"),
                                                         _plain(str(fig.get("caption", ""))))
                 continue
-            lines = cell.source.split("\n")
-            for k, line in enumerate(lines):
-                target = TARGET.match(line)
-                heading = HEADING.match(line)
-                if heading and heading.group("hashes") == "#" and doc not in index.doc_titles:
-                    index.doc_titles[doc] = _plain(heading.group("title"))
-                if target:
-                    nxt = next((l for l in lines[k + 1:] if l.strip()), "")
-                    h = HEADING.match(nxt)
-                    title = _plain(h.group("title")) if h else target.group("label")
-                    index.targets[target.group("label")] = Target(doc, "section", None, title)
+            blocks = parse_blocks(cell.source)
+            _index_sections(index, doc, blocks)
 
-            def visit(d: Directive, doc: str = doc):
+            def visit(d: myst.Directive, doc: str = doc):
                 label = d.options.get("label")
                 nonumber = "nonumber" in d.options
                 if d.name in ("exercise", "exercise-start"):
@@ -283,7 +221,9 @@ def build_index(root: Path) -> BookIndex:
                     name = label or d.options["name"]
                     index.targets[name] = Target(doc, "figure", count("figure"), "")
 
-            _walk_directives(parse_blocks(cell.source), visit)
+            for block in myst.walk(blocks):
+                if isinstance(block, myst.Directive):
+                    visit(block)
     index.bib = read_bibliography(root / "book" / "references.bib")
     index.macros = tex_macros(root / "_config.yml")
     return index
@@ -562,17 +502,23 @@ class Converter:
     def convert(self, text: str) -> str:
         out: list[str] = []
         for block in parse_blocks(text):
-            if isinstance(block, Directive):
+            if isinstance(block, myst.Directive):
                 out.extend(self.directive(block))
-            elif isinstance(block, tuple):
-                out.extend(block[1])
-            elif TARGET.match(block) or re.match(r"^%( |$)", block):
+            elif isinstance(block, myst.CodeCell):       # inside a directive: shown as its code
+                out.extend(self.directive(myst.Directive(
+                    block.line, block.end, block.source, "code-cell", block.language,
+                    block.metadata, block.code.split("\n"))))
+            elif isinstance(block, myst.CodeBlock):
+                out.extend(block.source.split("\n"))
+            elif isinstance(block, myst.Math) and block.form == "directive":
+                out.extend(["", "$$", *block.body, "$$", ""])
+            elif isinstance(block, (myst.Label, myst.Comment, myst.FrontMatter)):
                 continue
             else:
-                out.append(self.inline(block))
+                out.extend(self.inline(line) for line in block.source.split("\n"))
         return _tidy("\n".join(out))
 
-    def directive(self, d: Directive) -> list[str]:
+    def directive(self, d: myst.Directive) -> list[str]:
         name = d.name
         body = lambda: self.convert("\n".join(d.body))  # noqa: E731
         if name in ADMONITIONS:
@@ -615,8 +561,6 @@ class Converter:
         if name in CODE_DIRECTIVES:
             lang = d.arg or d.options.get("language", "")
             return ["", f"```{lang}", *d.body, "```", ""]
-        if name == "math":
-            return ["", "$$", *d.body, "$$", ""]
         if name == "bibliography":
             return ["", *_bibliography(self.index, self.cited), ""]
         if name in ("index", "tableofcontents", "glossary", "raw"):
@@ -630,7 +574,7 @@ class Converter:
         title = f"**{self.inline(d.arg)}**\n\n" if d.arg else ""
         return ["", title + body(), ""]
 
-    def literalinclude(self, d: Directive) -> list[str]:
+    def literalinclude(self, d: myst.Directive) -> list[str]:
         path = (self.md_path.parent / d.arg).resolve()
         source = path.read_text(encoding="utf-8")
         if "pyobject" in d.options:

@@ -1,1 +1,1 @@
-"""The book's machinery: reading MyST chapters and making notebooks, editions and pages from them."""
+"""The book's machinery: reading MyST chapters, making notebooks, editions and pages."""
