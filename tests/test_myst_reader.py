@@ -353,3 +353,8 @@ def test_bad_input():
         myst.read(b"# Title")
     with pytest.raises(ValueError, match="line 1"):
         myst.read("```{code-cell} ipython3\n---\ntags: [a\n---\nx\n```\n")
+    with pytest.raises(ValueError, match="line 3: options of '{note}'"):
+        myst.read("Text.\n\n```{note}\n:class: \"tip\n\nx\n```\n")
+    # a "# comment" after an option is only a style warning for myst-parser
+    note = myst.read("```{note}\n:class: tip # why\n\nx\n```\n").blocks[0]
+    assert (note.options, note.body) == ({"class": "tip"}, ["x"])

@@ -45,6 +45,7 @@ from markdown_it.token import Token
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import parse_directive_text
 from myst_parser.parsers.mdit import create_md_parser
+from myst_parser.warnings_ import MystWarnings
 
 __all__ = ["EXTENSIONS", "Block", "CellBreak", "Chapter", "CodeBlock", "CodeCell", "Comment",
            "Directive", "FrontMatter", "Heading", "Label", "Markdown", "Math", "Prose",
@@ -217,9 +218,12 @@ class _AnyDirective:
 def _options_and_body(token: Token, *, as_yaml: bool, line: int) -> tuple[dict, list, int]:
     result = parse_directive_text(_AnyDirective, "", token.content,
                                   validate_options=not as_yaml, line=line)
-    if result.warnings:
+    # A "# comment" in the options is only a style warning for myst-parser; options it
+    # cannot read are lost (a directive) or stop the build (a code cell, myst-nb).
+    lost = [w for w in result.warnings if w.type is not MystWarnings.DIRECTIVE_OPTION_COMMENTS]
+    if lost:
         raise ValueError(f"line {line}: options of {token.info.strip()!r} could not be read: "
-                         f"{result.warnings[0].msg}")
+                         f"{lost[0].msg}")
     return result.options, result.body, result.body_offset
 
 
