@@ -263,11 +263,11 @@ def _block(tokens: list, k: int, lines: list, offset: int) -> Block:
         return Math(line, end, source, "amsmath", token.content,
                     environment=token.meta.get("environment"))
     # a fence: a directive, a code cell, {math}, or a plain code block
-    first, _, rest = token.info.strip().partition(" ")
+    first, *rest = token.info.split(maxsplit=1) or [""]       # as myst-parser splits it
     if not (first.startswith("{") and first.endswith("}")):
         body = token.content.split("\n")[:-1] if token.content else []
         return CodeBlock(line, end, source, token.info.strip(), body, token.markup)
-    name, arg = first[1:-1], rest.strip()
+    name, arg = first[1:-1], rest[0].strip() if rest else ""
     options, body, body_offset = _options_and_body(token, as_yaml=name == CODE_CELL, line=line)
     if name == CODE_CELL:
         return CodeCell(line, end, source, arg, options, "\n".join(body), token.markup)
