@@ -24,8 +24,8 @@ solutions (how to start, what to expect) like every other chapter's. A new page 
 contents is a chapter unless it is added to ``NOT_CHAPTERS`` with its reason, so a chapter made by
 splitting another one is checked from the moment it is listed.
 
-The checks read the MyST source (fences tracked, so a ``# comment`` in a code cell is not a
-heading); the tests at the end feed them doctored chapter texts that each must reject.
+The checks read the chapter with the book's MyST reader (so a ``# comment`` in a code cell is
+not a heading); the tests at the end feed them doctored chapter texts that each must reject.
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 
 from bookkit.book import toc_files
+from bookkit.myst import CodeCell, Directive, Heading, Math, read
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,12 +59,6 @@ CHAPTERS = [doc for doc in TOC if doc not in NOT_CHAPTERS and not doc.startswith
 
 # ------------------------------------------------------------------ reading a chapter
 
-_FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})[ \t]*"
-                         r"(?:\{(?P<name>[\w:.-]+)\})?[ \t]*(?P<arg>.*)$")
-_HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.+?)[ \t]*$")
-_OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
-
-
 @dataclass
 class Item:
     """A heading or a directive at the top level of a chapter (outside every fence)."""
@@ -77,41 +72,22 @@ class Item:
 
 
 def top_level_items(text: str) -> list[Item]:
-    """Headings and directives of ``text`` that are not inside any fenced block.
+    """Headings and directives of ``text`` that are not inside any directive or code block.
 
-    A fence closes at a line made only of the same character, at least as many times; fences
-    opened inside it (an admonition inside a solution) are skipped with it.
+    The chapter is read as MyST reads it (:func:`bookkit.myst.read`): a ``# comment`` in a code
+    cell is code, and an admonition inside a solution is part of the solution.
     """
-    lines = text.split("\n")
     items: list[Item] = []
-    i = 0
-    if lines and lines[0].strip() == "---":                  # jupytext front matter
-        i = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), 0) + 1
-    while i < len(lines):
-        line = lines[i]
-        fence = _FENCE_OPEN.match(line)
-        if fence:
-            marker = fence.group("fence")
-            if fence.group("name"):
-                options = {}
-                k = i + 1
-                while k < len(lines) and _OPTION.match(lines[k]):
-                    opt = _OPTION.match(lines[k])
-                    options[opt.group("key")] = opt.group("value").strip()
-                    k += 1
-                items.append(Item("directive", i + 1, fence.group("name"),
-                                  arg=fence.group("arg").strip(), label=options.get("label", "")))
-            closing = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
-            i += 1
-            while i < len(lines) and not closing.match(lines[i]):
-                i += 1
-            i += 1
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            items.append(Item("heading", i + 1, heading.group("title"),
-                              level=len(heading.group("hashes"))))
-        i += 1
+    for block in read(text).blocks:
+        if isinstance(block, Heading):
+            items.append(Item("heading", block.line, block.title, level=block.level))
+        elif isinstance(block, Directive):
+            items.append(Item("directive", block.line, block.name, arg=block.arg,
+                              label=block.options.get("label") or ""))
+        elif isinstance(block, CodeCell):
+            items.append(Item("directive", block.line, "code-cell", arg=block.language))
+        elif isinstance(block, Math) and block.form == "directive":
+            items.append(Item("directive", block.line, "math", label=block.label or ""))
     return items
 
 

@@ -33,23 +33,25 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bookkit import myst
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 
 #: Chapters with live cells: every chapter with a code cell (found from the sources, so that
 #: a new or split chapter is checked too).
 CHAPTERS = tuple(sorted(path.stem for path in BOOK.glob("*.md")
-                        if "```{code-cell}" in path.read_text(encoding="utf-8")))
+                        if any(isinstance(block, myst.CodeCell) for block
+                               in myst.read(path.read_text(encoding="utf-8")).blocks)))
 
 
 # =====================================================================================
 # Reading a MyST chapter into prose blocks
 # =====================================================================================
 
-#: Fenced blocks whose body is not prose.
-NON_PROSE = {"code-cell", "literalinclude", "index", "python", "bash", "math", "code", "raw",
-             "toctree", "bibliography", "glue:figure", "glue:math", "text", "console", "",
-             "list-table", "csv-table", "mermaid", "tableofcontents"}
+#: Directives whose body is not prose (code cells, code blocks and math never are).
+NON_PROSE = {"literalinclude", "index", "code", "raw", "toctree", "bibliography", "glue:figure",
+             "glue:math", "list-table", "csv-table", "mermaid", "tableofcontents"}
 
 
 @dataclass
@@ -59,128 +61,62 @@ class Block:
     kind: str            # "heading" | "para" | "item" | "table" | "code" | "caption"
     text: str
     line: int            # 1-based line of the chapter where the block starts
-    level: int = 0       # heading level, list indentation
+    level: int = 0       # heading level, or how many list items hold the block
     directive: int = 0   # index of the prose directive the block is in (0: none)
 
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|:{3,})\s*(\{([^}]*)\})?\s*(\S*)")
-_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*)")
+def _caption(metadata) -> str | None:
+    """The ``caption`` of a code cell's metadata (``mystnb: figure: caption:``), if any."""
+    if isinstance(metadata, dict):
+        if isinstance(metadata.get("caption"), str):
+            return metadata["caption"]
+        return next((c for c in map(_caption, metadata.values()) if c), None)
+    return None
 
 
 def chapter_blocks(text: str) -> list[Block]:
     """Split a MyST Markdown chapter into blocks, keeping the prose of directives.
 
-    Code cells become one ``code`` block each (and their ``caption:`` metadata a ``caption``
-    block: a figure caption is prose the reader sees); math, index entries, literal includes and
-    the front matter are dropped.
+    The chapter is read as MyST reads it (:func:`bookkit.myst.read`). Code cells become one
+    ``code`` block each (and their ``caption`` metadata a ``caption`` block: a figure caption
+    is prose the reader sees); math, index entries, literal includes, code blocks, HTML and the
+    front matter are dropped.
     """
-    lines = text.splitlines()
     blocks: list[Block] = []
-    i = 0
-    if lines and lines[0].strip() == "---":                 # jupytext front matter
-        i = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), 0) + 1
-    current: Block | None = None
-    directive = 0
     n_directives = 0
-    stack: list[str] = []                                   # open prose-directive fences
 
-    def flush():
-        nonlocal current
-        if current is not None and current.text.strip():
-            blocks.append(current)
-        current = None
+    def visit(items: list, directive: int) -> None:
+        nonlocal n_directives
+        for item in items:
+            if isinstance(item, myst.Heading):
+                blocks.append(Block("heading", item.title, item.line, level=item.level,
+                                    directive=directive))
+            elif isinstance(item, myst.CodeCell):
+                blocks.append(Block("code", item.code, item.line))
+                caption = _caption(item.metadata)
+                if caption:
+                    line = item.line + next((k for k, row in enumerate(item.source.split("\n"))
+                                             if "caption:" in row), 0)
+                    blocks.append(Block("caption", " ".join(caption.split()), line,
+                                        directive=directive))
+            elif isinstance(item, myst.Directive):
+                if item.name in NON_PROSE or item.name.startswith(("glue", "code")):
+                    continue
+                n_directives += 1                           # a prose directive
+                if item.arg:
+                    blocks.append(Block("heading", item.arg, item.line, level=7,
+                                        directive=n_directives))
+                visit(item.children, n_directives)
+            elif isinstance(item, myst.Markdown):
+                for part in item.parts:
+                    if part.kind == "table":
+                        blocks.append(Block("table", part.text, part.line, directive=directive))
+                    elif part.kind in ("paragraph", "item"):
+                        prose = " ".join(row.strip() for row in part.text.split("\n"))
+                        blocks.append(Block("item" if part.kind == "item" else "para", prose,
+                                            part.line, level=part.depth, directive=directive))
 
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        fence = _FENCE.match(line)
-        if fence and fence.group(2):
-            marker = fence.group(2)
-            name = (fence.group(4) if fence.group(3) else fence.group(5)).strip()
-            if stack and marker == stack[-1] and not fence.group(3) and not fence.group(5):
-                flush()                                     # closes a prose directive
-                stack.pop()
-                directive = 0 if not stack else directive
-                i += 1
-                continue
-            if fence.group(3) is None and name and marker.startswith("`"):
-                name = name.lower()                         # ```python
-            if name in NON_PROSE or name.startswith(("glue", "code")):
-                flush()
-                end = next((j for j in range(i + 1, len(lines))
-                            if lines[j].strip() == marker), len(lines) - 1)
-                body = lines[i + 1:end]
-                if name == "code-cell":
-                    blocks.append(Block("code", "\n".join(body), i + 1))
-                    for k, meta in enumerate(body):
-                        cap = re.match(r"\s*caption:\s*(.*)", meta)
-                        if cap:
-                            caption = cap.group(1).strip().strip("'\"").replace('\\"', '"')
-                            blocks.append(Block("caption", caption, i + 2 + k, directive=directive))
-                i = end + 1
-                continue
-            flush()                                         # a prose directive opens
-            stack.append(marker)
-            n_directives += 1
-            directive = n_directives
-            title = line[fence.end(3) if fence.group(3) else fence.end(2):].strip()
-            if title:
-                blocks.append(Block("heading", title, i + 1, level=7, directive=directive))
-            i += 1
-            while i < len(lines) and re.match(r"\s*:[\w-]+:", lines[i]):   # directive options
-                i += 1
-            continue
-        if stripped.startswith("$$"):                       # display math
-            flush()
-            if stripped.count("$$") == 1 or stripped == "$$":
-                i += 1
-                while i < len(lines) and "$$" not in lines[i]:
-                    i += 1
-            i += 1
-            continue
-        if stripped.startswith("<!--"):
-            flush()
-            while i < len(lines) and "-->" not in lines[i]:
-                i += 1
-            i += 1
-            continue
-        if not stripped:
-            flush()
-            i += 1
-            continue
-        if stripped.startswith("(") and stripped.endswith(")=") or stripped.startswith("+++"):
-            flush()                                         # a label target or a cell break
-            i += 1
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            flush()
-            blocks.append(Block("heading", heading.group(2), i + 1, level=len(heading.group(1)),
-                                directive=directive))
-            i += 1
-            continue
-        if stripped.startswith("|"):
-            if current is None or current.kind != "table":
-                flush()
-                current = Block("table", "", i + 1, directive=directive)
-            current.text += line + "\n"
-            i += 1
-            continue
-        item = _ITEM.match(line)
-        if item:
-            flush()
-            current = Block("item", line[item.end():], i + 1, level=len(item.group(1)),
-                            directive=directive)
-            i += 1
-            continue
-        if current is None or current.kind == "table":
-            flush()
-            current = Block("para", stripped, i + 1, directive=directive)
-        else:
-            current.text += " " + stripped
-        i += 1
-    flush()
+    visit(myst.read(text).blocks, 0)
     return blocks
 
 
@@ -289,7 +225,7 @@ GENERAL_FACTS: dict[tuple[str, str], str] = {
         "how the figure is drawn (the same curves in both panels), not a result",
     ("comparison", "A lead below two standard errors is not a win"):
         "the definition of a win used by the tables",
-    ("lower_bounds_deterministic", "The bound (black) holds for every $\\\\varepsilon$-DP learner"):
+    ("lower_bounds_deterministic", "The bound (black) holds for every $\\varepsilon$-DP learner"):
         "the theorem's statement; the RNM-FTNL curve beside it is exact (closed form)",
     ("continual_release", "In `dpolearn` the default is the honest `split=\"chan\"`"):
         "names what an option is kept for (re-drawing Figure 2), not a result",
@@ -443,7 +379,14 @@ def test_a_static_table_without_its_command_is_rejected():
 #: Sentences that still state a live result without scope, by chapter: their chapter's case is
 #: expected to fail (strictly: it errs once the sentence is scoped, and the entry is then
 #: removed here).
-PENDING: dict[str, list[str]] = {}
+PENDING: dict[str, list[str]] = {
+    # Multi-line figure captions (``caption: |``), read in full since the chapters are read
+    # with the MyST reader (the line-based reader saw only "|").
+    "primer": ["fig-primer-ucb-ts: 'Thompson Sampling is well below UCB1'"],
+    "lazy_experiments": ["fig-lazy-fig1-log: 'At the paper's horizon, Anytime-Lazy-UCB and "
+                         "AdaP-KLUCB climb ...' (the paper's horizon is not the paper-scale "
+                         "run's scope words)"],
+}
 
 
 def _result_params():

@@ -22,7 +22,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
+
+from . import myst
 
 
 def _repository_root() -> Path:
@@ -41,16 +43,8 @@ ROOT = _repository_root()
 DEFAULT_REPOSITORY = "https://github.com/dpolearn/dpolearn"
 EDITIONS = ("public", "instructor", "student")
 
-#: Opening fence of a directive: indentation, fence (``` or :::, at least 3), name, argument.
-DIRECTIVE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})"
-                            r"\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
-#: Opening fence of a plain code block (```python, ~~~).
-CODE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
 #: An inline role ``{name}`content```.
 ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
-#: A MyST target line ``(label)=``.
-TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=\s*$")
-HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*#*\s*$")
 #: Explicit title in a role: ``text <target>``.
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
@@ -64,64 +58,11 @@ PRF_NAMES = {"theorem": "Theorem", "lemma": "Lemma", "definition": "Definition",
 
 # ============================================================================ parsing
 
-@dataclass
-class Directive:
-    """One fenced directive: name, argument, options and body lines (not yet converted)."""
-
-    name: str
-    arg: str
-    options: dict
-    body: list
-
-
-def parse_options(lines: list[str]) -> tuple[dict, list[str]]:
-    """Split the ``:key: value`` lines (or a ``---`` YAML block) off the start of a body."""
-    options: dict = {}
-    if lines and lines[0].strip() == "---":
-        import yaml
-
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is not None:
-            options = yaml.safe_load("\n".join(lines[1:end])) or {}
-            return options, lines[end + 1:]
-    i = 0
-    while i < len(lines):
-        match = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[i])
-        if not match:
-            break
-        options[match.group(1)] = match.group(2).strip()
-        i += 1
-    return options, lines[i:]
-
-
 def parse_blocks(text: str) -> list:
-    """Split Markdown into plain lines (``str``), literal code blocks (``tuple``) and
-    :class:`Directive` objects, nested directives left inside their parent's body."""
-    lines = text.split("\n")
-    blocks: list = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        opened = DIRECTIVE_OPEN.match(line)
-        code = None if opened else CODE_OPEN.match(line)
-        if opened or code:
-            m = opened or code
-            fence = m.group("fence")
-            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-            j = i + 1
-            while j < len(lines) and not closing.match(lines[j]):
-                j += 1
-            inner = lines[i + 1:j]
-            if opened:
-                options, body = parse_options(inner)
-                blocks.append(Directive(m.group("name"), m.group("arg").strip(), options, body))
-            else:
-                blocks.append(("code", lines[i:j + 1]))
-            i = j + 1
-            continue
-        blocks.append(line)
-        i += 1
-    return blocks
+    """The top-level blocks of Markdown ``text`` (:func:`bookkit.myst.read`): Markdown,
+    headings, labels, math, plain code blocks and :class:`~bookkit.myst.Directive` objects,
+    nested directives among their parent's ``children``."""
+    return myst.read(text).blocks
 
 
 # ============================================================================ the book index
@@ -178,12 +119,18 @@ def _read_cells(md_path: Path):
     return jupytext.read(md_path, fmt="md:myst").cells
 
 
-def _walk_directives(blocks: Iterable, visit) -> None:
-    for block in blocks:
-        if isinstance(block, Directive):
-            visit(block)
-            if block.name not in CODE_DIRECTIVES and block.name != "literalinclude":
-                _walk_directives(parse_blocks("\n".join(block.body)), visit)
+def _index_sections(index: BookIndex, doc: str, blocks: list) -> None:
+    """Record the labels ``(name)=`` of ``blocks`` (titled by the heading that follows them)
+    and the first level-1 heading of ``doc`` as its title."""
+    for k, block in enumerate(blocks):
+        if isinstance(block, myst.Directive):
+            _index_sections(index, doc, block.children)
+        elif isinstance(block, myst.Heading) and block.level == 1 and doc not in index.doc_titles:
+            index.doc_titles[doc] = _plain(block.title)
+        elif isinstance(block, myst.Label):
+            nxt = next((b for b in blocks[k + 1:] if b.source.strip()), None)
+            title = _plain(nxt.title) if isinstance(nxt, myst.Heading) else block.name
+            index.targets[block.name] = Target(doc, "section", None, title)
 
 
 def toc_files(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
@@ -238,19 +185,10 @@ def build_index(root: Path) -> BookIndex:
                     index.targets[fig["name"]] = Target(doc, "figure", count("figure"),
                                                         _plain(str(fig.get("caption", ""))))
                 continue
-            lines = cell.source.split("\n")
-            for k, line in enumerate(lines):
-                target = TARGET.match(line)
-                heading = HEADING.match(line)
-                if heading and heading.group("hashes") == "#" and doc not in index.doc_titles:
-                    index.doc_titles[doc] = _plain(heading.group("title"))
-                if target:
-                    nxt = next((l for l in lines[k + 1:] if l.strip()), "")
-                    h = HEADING.match(nxt)
-                    title = _plain(h.group("title")) if h else target.group("label")
-                    index.targets[target.group("label")] = Target(doc, "section", None, title)
+            blocks = parse_blocks(cell.source)
+            _index_sections(index, doc, blocks)
 
-            def visit(d: Directive, doc: str = doc):
+            def visit(d: myst.Directive, doc: str = doc):
                 label = d.options.get("label")
                 nonumber = "nonumber" in d.options
                 if d.name in ("exercise", "exercise-start"):
@@ -268,7 +206,9 @@ def build_index(root: Path) -> BookIndex:
                     name = label or d.options["name"]
                     index.targets[name] = Target(doc, "figure", count("figure"), "")
 
-            _walk_directives(parse_blocks(cell.source), visit)
+            for block in myst.walk(blocks):
+                if isinstance(block, myst.Directive):
+                    visit(block)
     index.bib = read_bibliography(root / "book" / "references.bib")
     index.macros = tex_macros(root / "_config.yml")
     return index
@@ -391,9 +331,6 @@ def read_bibliography(path: Path) -> dict:
 
 # ============================================================================ editions
 
-_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}[ \t]*(?P<arg>.*)$")
-
-
 @dataclass
 class Solution:
     """One solution removed from a chapter."""
@@ -412,63 +349,45 @@ class Stripped:
     removed: list = field(default_factory=list)
 
 
-def _closing_index(lines: list[str], start: int, fence: str) -> int:
-    """Index of the line closing the fence opened at ``start`` (or the last line)."""
-    closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-    j = start + 1
-    while j < len(lines) and not closing.match(lines[j]):
-        j += 1
-    return min(j, len(lines) - 1)
-
-
-def _label_of(lines: list[str]) -> Optional[str]:
-    for line in lines[1:]:
-        m = re.match(r"^\s*:label:\s*(\S+)", line)
-        if m:
-            return m.group(1)
-        if not line.strip().startswith(":"):
-            return None
-    return None
-
-
 def strip_solutions(text: str) -> Stripped:
     """Remove every solution (both forms, with the code cells of the gated form) from ``text``.
 
-    References to a removed solution's own label become plain text, so the edition still
-    builds under ``-W``.
+    The solutions are the top-level ``{solution}`` and ``{solution-start}`` directives of the
+    chapter as MyST reads it (:func:`bookkit.myst.read`); a gated solution runs up to and
+    including the next top-level ``{solution-end}``. References to a removed solution's own
+    label become plain text, so the edition still builds under ``-W``.
     """
     lines = text.split("\n")
+    blocks = myst.read(text).blocks
     kept: list[str] = []
     removed: list[Solution] = []
-    i = 0
-    while i < len(lines):
-        m = _OPEN.match(lines[i])
-        if m and m.group("name") in ("solution", "solution-start"):
-            end = _closing_index(lines, i, m.group("fence"))
-            form = "directive"
-            if m.group("name") == "solution-start":
-                form = "gated"
-                # Everything up to and including the fenced {solution-end} directive.
-                k = end + 1
-                while k < len(lines):
-                    e = _OPEN.match(lines[k])
-                    if e and e.group("name") == "solution-end":
-                        end = _closing_index(lines, k, e.group("fence"))
-                        break
-                    k += 1
-                else:
-                    raise ValueError(f"{{solution-start}} {m.group('arg')} at line {i + 1} "
-                                     "has no {solution-end}")
-            block = lines[i:end + 1]
-            removed.append(Solution(m.group("arg").strip(), form, "\n".join(block),
-                                    _label_of(block)))
-            i = end + 1
-            # drop the blank lines (and a jupytext cell break) the block leaves behind
-            while i < len(lines) and lines[i].strip() == "" and kept and kept[-1].strip() == "":
-                i += 1
+    done = 0                              # lines[:done] are kept or removed
+    k = 0
+    while k < len(blocks):
+        block = blocks[k]
+        if not (isinstance(block, myst.Directive) and block.name in ("solution", "solution-start")):
+            k += 1
             continue
-        kept.append(lines[i])
-        i += 1
+        last = block
+        form = "directive"
+        if block.name == "solution-start":
+            form = "gated"
+            # Everything up to and including the {solution-end} directive.
+            k = next((j for j in range(k + 1, len(blocks)) if isinstance(blocks[j], myst.Directive)
+                      and blocks[j].name == "solution-end"), None)
+            if k is None:
+                raise ValueError(f"{{solution-start}} {block.arg} at line {block.line} "
+                                 "has no {solution-end}")
+            last = blocks[k]
+        kept += lines[done:block.line - 1]
+        removed.append(Solution(block.arg, form, "\n".join(lines[block.line - 1:last.end]),
+                                block.options.get("label") or None))
+        done = last.end
+        # drop the blank lines (and a jupytext cell break) the block leaves behind
+        while done < len(lines) and lines[done].strip() == "" and kept and kept[-1].strip() == "":
+            done += 1
+        k += 1
+    kept += lines[done:]
     out = "\n".join(kept)
     for sol in removed:
         if sol.label:

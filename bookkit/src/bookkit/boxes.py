@@ -11,19 +11,15 @@ readable replacement, in the sidebar next to the notation page, with a link to t
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 from .book import ROOT, toc_files
+from .myst import Directive, Heading, Label, read
 
 PAGE = ROOT / "book" / "boxes.md"
 KINDS = {"definition": "Definitions", "algorithm": "Algorithms", "theorem": "Theorems",
          "lemma": "Lemmas", "corollary": "Corollaries", "proposition": "Propositions"}
-BOX = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?::[\w-]+:[^\n]*\n)*)", re.M)
-LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
-TITLE = re.compile(r"^#\s+(.+)$", re.M)
-CHAPTER_LABEL = re.compile(r"^\((ch-[\w-]+)\)=\s*$", re.M)
 
 
 def boxes(md: Path) -> dict[str, list[str]]:
@@ -34,11 +30,12 @@ def boxes(md: Path) -> dict[str, list[str]]:
 def titled_boxes(md: Path) -> dict[str, list[tuple[str, str]]]:
     """(label, title) of the chapter's boxes, by kind, in order of appearance."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for match in BOX.finditer(md.read_text(encoding="utf-8")):
-        kind, title, options = match.group(2), match.group(3).strip(), match.group(4)
-        label = LABEL.search(options)
+    for block in read(md.read_text(encoding="utf-8")).walk():
+        if not isinstance(block, Directive) or not block.name.startswith("prf:"):
+            continue
+        kind, label = block.name[4:], block.options.get("label")
         if kind in KINDS and label:
-            found.setdefault(kind, []).append((label.group(1), title))
+            found.setdefault(kind, []).append((label, block.arg))
     return found
 
 
@@ -56,12 +53,13 @@ def page_text() -> str:
         found = titled_boxes(md)
         if not found:
             continue
-        text = md.read_text(encoding="utf-8")
-        label = CHAPTER_LABEL.search(text)
-        title = TITLE.search(text).group(1).strip()
-        lines += [f"## {title}", ""]
+        blocks = list(read(md.read_text(encoding="utf-8")).walk())
+        label = next((b.name for b in blocks if isinstance(b, Label) and b.name.startswith("ch-")),
+                     None)
+        title = next(b.title for b in blocks if isinstance(b, Heading) and b.level == 1)
+        lines += [f"## {title.strip()}", ""]
         if label:
-            lines += [f"Chapter: {{ref}}`{label.group(1)}`.", ""]
+            lines += [f"Chapter: {{ref}}`{label}`.", ""]
         for kind, heading in KINDS.items():
             if kind in found:
                 lines += [f"**{heading}**", ""]

@@ -41,6 +41,7 @@ import textwrap
 from pathlib import Path
 from typing import Optional
 
+from . import myst
 from .book import (
     CODE_DIRECTIVES,
     DEFAULT_REPOSITORY,
@@ -49,10 +50,8 @@ from .book import (
     PRF_NAMES,
     ROLE,
     ROOT,
-    TARGET,
     BibEntry,
     BookIndex,
-    Directive,
     book_index,
     book_site_url,
     parse_blocks,
@@ -226,17 +225,23 @@ class Converter:
     def convert(self, text: str) -> str:
         out: list[str] = []
         for block in parse_blocks(text):
-            if isinstance(block, Directive):
+            if isinstance(block, myst.Directive):
                 out.extend(self.directive(block))
-            elif isinstance(block, tuple):
-                out.extend(block[1])
-            elif TARGET.match(block) or re.match(r"^%( |$)", block):
+            elif isinstance(block, myst.CodeCell):       # inside a directive: shown as its code
+                out.extend(self.directive(myst.Directive(
+                    block.line, block.end, block.source, "code-cell", block.language,
+                    block.metadata, block.code.split("\n"))))
+            elif isinstance(block, myst.CodeBlock):
+                out.extend(block.source.split("\n"))
+            elif isinstance(block, myst.Math) and block.form == "directive":
+                out.extend(["", "$$", *block.body, "$$", ""])
+            elif isinstance(block, (myst.Label, myst.Comment, myst.FrontMatter)):
                 continue
             else:
-                out.append(self.inline(block))
+                out.extend(self.inline(line) for line in block.source.split("\n"))
         return _tidy("\n".join(out))
 
-    def directive(self, d: Directive) -> list[str]:
+    def directive(self, d: myst.Directive) -> list[str]:
         name = d.name
         body = lambda: self.convert("\n".join(d.body))  # noqa: E731
         if name in ADMONITIONS:
@@ -279,8 +284,6 @@ class Converter:
         if name in CODE_DIRECTIVES:
             lang = d.arg or d.options.get("language", "")
             return ["", f"```{lang}", *d.body, "```", ""]
-        if name == "math":
-            return ["", "$$", *d.body, "$$", ""]
         if name == "bibliography":
             return ["", *_bibliography(self.index, self.cited), ""]
         if name in ("index", "tableofcontents", "glossary", "raw"):
@@ -294,7 +297,7 @@ class Converter:
         title = f"**{self.inline(d.arg)}**\n\n" if d.arg else ""
         return ["", title + body(), ""]
 
-    def literalinclude(self, d: Directive) -> list[str]:
+    def literalinclude(self, d: myst.Directive) -> list[str]:
         path = (self.md_path.parent / d.arg).resolve()
         source = path.read_text(encoding="utf-8")
         if "pyobject" in d.options:
