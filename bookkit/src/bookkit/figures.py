@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from dpolearn import plotting
-from dpolearn._validation import check_figure, check_positive
 from dpolearn.plotting import CSS_PX_PER_INCH
 
 __all__ = [
@@ -142,6 +141,23 @@ def _has_labelled_artists(fig) -> bool:
                for ax in panels(fig) for lab in ax.get_legend_handles_labels()[1])
 
 
+def _check_figure(fig) -> None:
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+
+
+def _positive_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
+            value, "__float__"):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return number
+
+
 def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH_PX) -> float:
     """Ratio of a point's displayed size to its nominal size for a figure shown on the page.
 
@@ -149,11 +165,11 @@ def display_scale(fig, rendered_width_px: float, column_px: float = COLUMN_WIDTH
     ``max-width: 100%``); a font of ``f`` pt covers ``f * dpi / 72`` image pixels, hence
     ``f * (dpi / 96) * (shown / rendered)`` CSS points.
     """
-    check_figure(fig)
-    rendered_width_px = check_positive("rendered_width_px", rendered_width_px)
-    column_px = check_positive("column_px", column_px)
-    shown = min(float(rendered_width_px), float(column_px))
-    return (fig.dpi / CSS_PX_PER_INCH) * shown / float(rendered_width_px)
+    _check_figure(fig)
+    rendered_width_px = _positive_number("rendered_width_px", rendered_width_px)
+    column_px = _positive_number("column_px", column_px)
+    shown = min(rendered_width_px, column_px)
+    return (fig.dpi / CSS_PX_PER_INCH) * shown / rendered_width_px
 
 
 def smallest_shown_font(fig, png_width: Optional[int] = None,
@@ -163,7 +179,7 @@ def smallest_shown_font(fig, png_width: Optional[int] = None,
     ``png_width`` is the width of the PNG the page shows (rendered with :func:`page_png` when
     not given).
     """
-    check_figure(fig)
+    _check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
     scale = display_scale(fig, width, column_px)
     sizes = [text.get_fontsize() * scale for text in visible_texts(fig)]
@@ -188,7 +204,7 @@ def legibility_problems(fig, png_width: Optional[int] = None,
         One sentence per problem: a PNG wider than the column, each text shown below
         :data:`MIN_FONT_PT`, a multi-panel figure without exactly one legend.
     """
-    check_figure(fig)
+    _check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
     problems = []
     if width > column_px:
@@ -229,7 +245,7 @@ def figure_record(fig, png: bytes, column_px: float = COLUMN_WIDTH_PX) -> Dict[s
     column_px : float
         Width of the page's text column in CSS pixels.
     """
-    check_figure(fig)
+    _check_figure(fig)
     width, height = png_size(png)
     smallest = smallest_shown_font(fig, width, column_px)
     return {
