@@ -25,8 +25,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from . import _algorithms
+from ._algorithms import DerivedList
 from ._validation import as_float_array, check_positive, show
-from .algorithms import DerivedList, algorithm_labels, variant_labels
 from .simulate import Result
 
 __all__ = [
@@ -109,11 +110,12 @@ STYLE = {
 }
 
 #: Algorithm labels (the policies' ``label``), in the order of the entries of
-#: :mod:`dpolearn.algorithms` (derived from them, live).
-ALGORITHM_LABELS = DerivedList(algorithm_labels)
+#: ``dpolearn/_algorithms.py`` (derived from them, live).
+ALGORITHM_LABELS = DerivedList(_algorithms.labels)
 #: Full-information variants that figures compare side by side with the algorithms above (the
 #: ``"common"`` preset's labels that are not an algorithm's own, derived from the entries).
-VARIANT_LABELS = DerivedList(variant_labels)
+VARIANT_LABELS = DerivedList(lambda: [label for label in _algorithms.labels("common")
+                                           if label not in _algorithms.labels()])
 #: Mechanisms and counters: never drawn next to algorithms, so each list is styled from its start.
 MECHANISM_LABELS = ["Laplace", "Exponential", "Gumbel", "Gaussian", "broken Laplace"]
 COUNTER_LABELS = ["binary", "logarithmic", "hybrid (chan)", "hybrid (paper)"]

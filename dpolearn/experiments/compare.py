@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._algorithms import entry
 from ..accounting import gdp_equivalent_epsilon, privacy_level
-from ..algorithms import task_cost
 from ..envs import BernoulliBandit
 from ..plotting import color_of, errorbar, shared_legend, style_of, subplots
 from .compare_fullinfo import FULLINFO_ALGORITHMS, FULLINFO_INSTANCES, make_fullinfo_policy
@@ -90,10 +90,10 @@ def _bandit_task(task):
 
 
 def _task_cost(task) -> float:
-    """Relative cost of a task: the entry's cost per round (:func:`dpolearn.algorithms.task_cost`,
-    only used to schedule the longest tasks first) times sqrt(K)."""
+    """Relative cost of a task: the entry's cost per round (``Entry.task_cost``, only used to
+    schedule the longest tasks first) times sqrt(K)."""
     label, k = task[0], task[1]
-    return task_cost(label) * k ** 0.5
+    return entry(label).task_cost * k ** 0.5
 
 
 def _bandit_compute(scale, seed, jobs, progress):

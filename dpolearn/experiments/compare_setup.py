@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import algorithms, bandits
-from ..algorithms import DerivedMap
+from .. import _algorithms, bandits
+from .._algorithms import DerivedMap
 from ..policy import Policy
 from . import catalogue
 from .catalogue import DP_TS_UCB_ALPHA, DP_UCB_INT_DELTA, mts_pre_pulls
@@ -58,10 +58,10 @@ LEADERBOARD_INSTANCES = ("2 arms (0.9, 0.6), Tossou & Dimitrakakis",
                          "20 arms, gap 0.1", "2 arms, gap 0.02")
 
 #: Display label -> privacy kind ("none", "pure", "approx" (eps, delta) or "gdp") of every
-#: bandit algorithm of the comparison (every bandit entry of :mod:`dpolearn.algorithms` with
+#: bandit algorithm of the comparison (every bandit entry of ``dpolearn/_algorithms.py`` with
 #: a ``"common"`` preset), in the order of its tables.
-BANDIT_ALGORITHMS: DerivedMap = DerivedMap(lambda: {
-    e.label: e.privacy for e in algorithms.ENTRIES
+BANDIT_ALGORITHMS = DerivedMap(lambda: {
+    e.label: e.privacy for e in _algorithms.ENTRIES
     if e.feedback == "bandit" and e.label in e.presets.get("common", {})})
 
 #: per scale: horizon T and runs per (algorithm, instance, epsilon) cell
@@ -85,7 +85,7 @@ def epsilon_grid(label: str) -> tuple:
     the grid up to the entry's ``max_epsilon`` (DP-UCB-INT: Corollary 3.2 needs eps <= 1)."""
     if label not in BANDIT_ALGORITHMS:
         raise ValueError(f"label must be one of {sorted(BANDIT_ALGORITHMS)}, got {label!r}")
-    entry = algorithms.entry(label)
+    entry = _algorithms.entry(label)
     if not entry.takes_epsilon:
         return ()
     return tuple(e for e in EPSILONS if e <= entry.max_epsilon)

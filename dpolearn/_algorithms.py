@@ -5,48 +5,16 @@ the settings each paper (and the comparison chapter) runs it with (*presets*), a
 comparison chapter needs to schedule it. Its place in :data:`ENTRIES` is its book-wide plotting
 style (:func:`dpolearn.plotting.style_of`). Every other table is derived from these entries:
 
-* :data:`dpolearn.plotting.ALGORITHM_LABELS` and ``VARIANT_LABELS`` (the styled labels);
-* :data:`dpolearn.experiments.catalogue.PRIVACY` and ``PRESETS`` (:func:`make_policy`);
-* :data:`dpolearn.experiments.compare_setup.BANDIT_ALGORITHMS` and ``epsilon_grid``;
-* the comparison's task costs (:func:`task_cost`).
+* ``dpolearn.plotting.ALGORITHM_LABELS`` and ``VARIANT_LABELS`` (the styled labels);
+* ``dpolearn.experiments.catalogue.PRIVACY`` and ``PRESETS`` (``make_policy``);
+* ``dpolearn.experiments.compare_setup.BANDIT_ALGORITHMS`` and ``epsilon_grid``;
+* the comparison's task costs (``Entry.task_cost``).
 
-So adding an algorithm is a class plus one entry here. The derived tables are live
+So adding an algorithm is a class plus one entry here (``CONTRIBUTING.md``, "Adding an
+algorithm"). The derived tables are live
 (:class:`DerivedMap`, :class:`DerivedList`): they read :data:`ENTRIES` when used.
 
-Presets (whose settings a label takes):
-
-``"common"``
-    The comparison chapter's common privacy scale (``book/comparison.md``): every private
-    bandit algorithm configured so that its honest guarantee is the grid's epsilon.
-    DP-UCB-BOUND and DP-UCB split the budget as Chan et al. do (``split="chan"``);
-    DP-UCB-INT is calibrated to ``(eps, e^-10)``-DP by Tossou and Dimitrakakis (2016),
-    Corollary 3.2; Private-UCB uses the ``"MT_noK"`` budget (its guarantee is then eps);
-    M-TS-Gaussian gets ``mu = pure_dp_to_gdp(eps)`` with b = T/500 pre-pulls (Hu et al. 2025
-    use b = 2000 at T = 10^6, Section 5.3); DP-TS-UCB runs at alpha = 1, its most private
-    setting (Hu et al. 2025, Theorem 4.3). The full-information labels are the strict noise
-    families of RNM-FTNL and the two papers' presets, named by their input epsilon.
-``"tossou2016"``
-    Tossou and Dimitrakakis (2016), Figure 2: DP-UCB-BOUND and DP-UCB with the paper's own
-    budget split (``split="paper"``), DP-UCB-INT calibrated by Corollary 3.2 with
-    delta' = e^-10 and v = 1.1 (its Section 5), Private-UCB of Mishra and Thakurta with its
-    horizon; the epsilon given is the *target*.
-``"hu2021"``
-    Hu, Huang, Mehta and Hegde (arXiv:2102.07929v3), Section 6: Anytime-Lazy-UCB and
-    Lazy-DP-TS (natural logarithms), DP-SE of Sajed and Sheffet (max form of the epoch
-    length, beta = 1/T) and AdaP-KLUCB of Azize and Basu (alpha = 3.1).
-``"hu2022"``
-    Hu and Hegde (UAI 2022), Section 5: DP-TS, Lazy-DP-TS with base-2 logarithms (as the paper
-    writes), Anytime-Lazy-UCB, DP-SE in its max and sum forms, non-private Beta-TS.
-``"hu2025"``
-    Hu, Huang, Zhang, Lécuyer and Hegde (ICML 2025), Section 5 and Appendix E: DP-TS-UCB at a
-    given alpha, M-TS-Gaussian at given (b, c), and the (eps, 0)-DP baselines of Appendix E.2
-    (eps = 0.5: Anytime-Lazy-UCB, Lazy-DP-TS, DP-SE).
-``"wu2025"``
-    Wu and Wang (2025): the RNM-FTNL noise families at the strict 2/eps scale, their own
-    Exp(1/eps) (Table 2), Hu et al.'s Lap(1/eps) with action 0 first, and the naive FTNL
-    (:data:`WU2025_VARIANTS`); option ``resample``.
-``"primer"``
-    The primer's non-private pair: UCB1 (Auer et al. 2002) and Beta-TS.
+The presets are described in :mod:`dpolearn.experiments.catalogue`.
 
 Every factory is called as ``factory(epsilon, horizon, **options)``; ``epsilon`` may be a scalar
 or an array with one entry per run (a batched sweep).
@@ -60,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import check_positive_int
 from .bandits import (
     DPSE,
     DPTS,
@@ -83,9 +52,9 @@ from .fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
 from .gdp import pure_dp_to_gdp
 from .policy import Policy
 
-__all__ = ["Entry", "ENTRIES", "PRIVACY_KINDS", "DerivedMap", "DerivedList", "entry",
-           "preset_names", "preset_table", "algorithm_labels", "variant_labels", "task_cost",
-           "DP_UCB_INT_DELTA", "DP_TS_UCB_ALPHA", "TOSSOU2016_V", "HU2025_BASELINE_EPSILON",
+__all__ = ["Entry", "ENTRIES", "PRIVACY_KINDS", "DerivedMap", "DerivedList", "entry", "labels",
+           "presets", "factories", "DP_UCB_INT_DELTA", "DP_TS_UCB_ALPHA", "TOSSOU2016_V",
+           "HU2025_BASELINE_EPSILON",
            "WU2025_VARIANTS", "mts_pre_pulls"]
 
 Factory = Callable[..., Policy]
@@ -167,7 +136,7 @@ class Entry:
 def mts_pre_pulls(horizon: int) -> int:
     """Round-robin pre-pulls b of M-TS-Gaussian on the common scale: T/500 (Hu et al. 2025 use
     b = 2000 at T = 10^6, Section 5.3)."""
-    return max(1, int(horizon) // 500)
+    return max(1, check_positive_int("horizon", horizon) // 500)
 
 
 def _need_epsilon(label: str, epsilon: Any) -> None:
@@ -331,6 +300,8 @@ class DerivedMap(Mapping):
     """A read-only mapping recomputed from :data:`ENTRIES` each time it is read."""
 
     def __init__(self, build: Callable[[], dict]):
+        if not callable(build):
+            raise TypeError(f"build must be a function returning a dict, got {build!r}")
         self._build = build
 
     def __getitem__(self, key):
@@ -351,6 +322,8 @@ class DerivedList(Sequence):
     list)."""
 
     def __init__(self, build: Callable[[], list]):
+        if not callable(build):
+            raise TypeError(f"build must be a function returning a list, got {build!r}")
         self._build = build
 
     def __getitem__(self, index):
@@ -387,31 +360,22 @@ def entry(label: str) -> Entry:
                      f"got {label!r}")
 
 
-def preset_names() -> list[str]:
+def presets() -> list[str]:
     """Every preset some entry has, in order of first appearance."""
     return list(dict.fromkeys(p for e in ENTRIES for p in e.presets))
 
 
-def preset_table(preset: str) -> dict[str, Factory]:
+def factories(preset: str) -> dict[str, Factory]:
     """{display label: factory} of one preset, in entry order."""
+    names = presets()
+    if not isinstance(preset, str) or preset not in names:
+        raise ValueError(f"preset must be one of {names}, got {preset!r}")
     return {label: f for e in ENTRIES for label, f in e.presets.get(preset, {}).items()}
 
 
-def algorithm_labels() -> list[str]:
-    """Every entry's display label, in entry order."""
-    return [e.label for e in ENTRIES]
-
-
-def variant_labels() -> list[str]:
-    """The ``"common"`` preset's labels that are not an algorithm's own (RNM-FTNL's noise
-    families and presets, compared side by side in figures), in entry order."""
-    return [label for e in ENTRIES for label in e.presets.get("common", {})
-            if label != e.label]
-
-
-def task_cost(label: str) -> float:
-    """Relative cost per round of ``label`` in the comparison (1 for an unknown label)."""
-    for e in ENTRIES:
-        if e.label == label:
-            return e.task_cost
-    return 1.0
+def labels(preset: str | None = None) -> list[str]:
+    """Every entry's display label in entry order, or with ``preset`` the labels that preset
+    builds (variants included)."""
+    if preset is None:
+        return [e.label for e in ENTRIES]
+    return list(factories(preset))
