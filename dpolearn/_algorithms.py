@@ -296,19 +296,16 @@ ENTRIES: list[Entry] = [
 
 
 # ------------------------------------------------------------------ derived, live tables
-class DerivedMap(Mapping):
-    """A read-only mapping recomputed from :data:`ENTRIES` each time it is read."""
+class _Derived:
+    """A read-only table recomputed by ``build()`` (from :data:`ENTRIES`) each time it is read."""
 
-    def __init__(self, build: Callable[[], dict]):
+    def __init__(self, build: Callable[[], Any]):
         if not callable(build):
-            raise TypeError(f"build must be a function returning a dict, got {build!r}")
+            raise TypeError(f"build must be a function returning the table, got {build!r}")
         self._build = build
 
     def __getitem__(self, key):
         return self._build()[key]
-
-    def __iter__(self) -> Iterator:
-        return iter(self._build())
 
     def __len__(self) -> int:
         return len(self._build())
@@ -317,20 +314,16 @@ class DerivedMap(Mapping):
         return repr(self._build())
 
 
-class DerivedList(Sequence):
+class DerivedMap(_Derived, Mapping):
+    """A read-only dict recomputed from :data:`ENTRIES` each time it is read."""
+
+    def __iter__(self) -> Iterator:
+        return iter(self._build())
+
+
+class DerivedList(_Derived, Sequence):
     """A read-only list recomputed from :data:`ENTRIES` each time it is read (``+`` gives a
     list)."""
-
-    def __init__(self, build: Callable[[], list]):
-        if not callable(build):
-            raise TypeError(f"build must be a function returning a list, got {build!r}")
-        self._build = build
-
-    def __getitem__(self, index):
-        return self._build()[index]
-
-    def __len__(self) -> int:
-        return len(self._build())
 
     def __add__(self, other) -> list:
         return list(self) + list(other)
@@ -340,9 +333,6 @@ class DerivedList(Sequence):
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
-
-    def __repr__(self) -> str:
-        return repr(self._build())
 
 
 def entry(label: str) -> Entry:

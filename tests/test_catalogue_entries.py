@@ -5,16 +5,22 @@ and presets, the comparison's algorithm list, epsilon grid and task costs) must 
 entry, and an entry added at run time (a test-local one here) must show up in each of them.
 """
 import math
+import re
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from dpolearn import _algorithms, plotting
+from dpolearn import BernoulliBandit, _algorithms, plotting, simulate
 from dpolearn._algorithms import ENTRIES, Entry
+from dpolearn._validation import as_row_param, check_epsilon, check_positive_int
+from dpolearn.accounting import PureDP, compose
 from dpolearn.bandits.baselines import SumCountPolicy
 from dpolearn.experiments import catalogue, compare, compare_setup
 from dpolearn.fullinfo.baselines import LossSumPolicy
 from dpolearn.policy import Policy
+from dpolearn.testing import check_policy
 
 # what a factory needs beyond epsilon and horizon, per (preset, label)
 _OPTIONS = {("hu2025", "DP-TS-UCB"): dict(alpha=0.5),
@@ -179,3 +185,39 @@ def test_a_bad_entry_is_refused(args, error, match):
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ------------------------------------------------------------------ CONTRIBUTING's example
+def _contributing_example():
+    """The two code blocks of CONTRIBUTING.md's "Adding an algorithm": the class, the entry."""
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("## Adding an algorithm", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 2, "the example is one class and one entry"
+    return blocks
+
+
+def test_the_contributing_example_is_a_class_plus_one_entry(monkeypatch):
+    class_code, entry_code = _contributing_example()
+    namespace = dict(np=np, SumCountPolicy=SumCountPolicy, check_epsilon=check_epsilon,
+                     check_positive_int=check_positive_int, as_row_param=as_row_param,
+                     compose=compose, PureDP=PureDP)
+    exec(class_code, namespace)
+    cls = namespace["PrivateETC"]
+    entry = eval(textwrap.dedent(entry_code).strip().rstrip(","),
+                 dict(vars(_algorithms), PrivateETC=cls))
+    monkeypatch.setattr(_algorithms, "ENTRIES", [*ENTRIES, entry])
+
+    assert repr(cls(epsilon=0.5, m=50)) == "PrivateETC(epsilon=0.5, m=50)"
+    assert cls(epsilon=0.5).params() == {"epsilon": 0.5, "m": 100}
+    assert cls(epsilon=0.5).paper_claim == PureDP(epsilon=0.5)
+    assert "Private-ETC" in plotting.ALGORITHM_LABELS
+    assert catalogue.PRIVACY["Private-ETC"] == "pure"
+    assert compare_setup.epsilon_grid("Private-ETC") == compare_setup.EPSILONS
+    policy = catalogue.make_policy("Private-ETC", 0.5)
+    assert type(policy) is cls and policy.guarantee == PureDP(epsilon=0.5)
+    report = check_policy(lambda epsilon, horizon: cls(epsilon=epsilon, m=3), horizon=60,
+                          raise_on_fail=False)
+    assert report.ok, str(report)
+    res = simulate(policy, BernoulliBandit([0.9, 0.1]), horizon=400, n_runs=8, seed=1)
+    assert np.all(res.pulls[:, 0] == 100 + 200)     # explores 100 each, then the clear winner
