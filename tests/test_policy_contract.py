@@ -23,6 +23,7 @@ from dpolearn.policy import Policy
 from dpolearn.testing import check_policy
 
 HORIZON = 300
+N_ARMS = 3                 # the number of arms the contract runs on (Private-UCB's n_trees)
 
 
 def _examples():
@@ -40,7 +41,7 @@ def _examples():
         "DPUCBBound": lambda e: bandits.DPUCBBound(epsilon=e),
         "DPUCB": lambda e: bandits.DPUCB(epsilon=e),
         "DPUCBInt": lambda e: bandits.DPUCBInt(epsilon=e),
-        "PrivateUCB": lambda e: bandits.PrivateUCB(epsilon=e, horizon=HORIZON, n_trees=2),
+        "PrivateUCB": lambda e: bandits.PrivateUCB(epsilon=e, horizon=HORIZON, n_trees=N_ARMS),
         "AnytimeLazyUCB": lambda e: bandits.AnytimeLazyUCB(epsilon=e),
         "LazyDPTS": lambda e: bandits.LazyDPTS(epsilon=e),
         "DPTS": lambda e: bandits.DPTS(epsilon=e),
@@ -82,7 +83,8 @@ def test_every_exported_policy_has_an_example():
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_policy_contract(name):
     """Every exported policy passes dpolearn.testing.check_policy (the whole contract)."""
-    report = check_policy(lambda epsilon, horizon: EXAMPLES[name](epsilon), horizon=HORIZON)
+    report = check_policy(lambda epsilon, horizon: EXAMPLES[name](epsilon), horizon=HORIZON,
+                          n_arms=N_ARMS)
     assert report.ok
 
 
