@@ -33,7 +33,7 @@ class Policy:
     A policy declares itself once, in its constructor: :meth:`params` and ``repr`` are read
     from the constructor's signature (each argument stored on the object under its own name,
     as in scikit-learn's ``get_params``), so ``eval(repr(policy))`` rebuilds an equal policy.
-    Subclasses implement :meth:`_initialise` (the state of fresh runs; :meth:`reset` has
+    Subclasses implement ``_initialise`` (the state of fresh runs; :meth:`reset` has
     already checked ``n_runs``, ``n_arms`` and ``rng``), :meth:`select` and :meth:`update`.
     Rounds are 1-based as in the papers; arms are 0-based.
 
@@ -84,7 +84,7 @@ class Policy:
         """Start ``n_runs`` fresh runs on ``n_arms`` arms, drawing randomness from ``rng``.
 
         Checks the three arguments, stores them (``n_runs``, ``n_arms``, the generator, and
-        ``_rows = arange(n_runs)``) and calls :meth:`_initialise` for the policy's own state.
+        ``_rows = arange(n_runs)``) and calls ``_initialise`` for the policy's own state.
         """
         n_runs = check_positive_int("n_runs", n_runs)
         n_arms = check_positive_int("n_arms", n_arms)
