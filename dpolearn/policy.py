@@ -89,7 +89,7 @@ class Policy:
         n_runs = check_positive_int("n_runs", n_runs)
         n_arms = check_positive_int("n_arms", n_arms)
         if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {show(rng)}")
+            raise TypeError(f"rng must be a numpy Generator, got {show(rng)}")
         self.n_runs, self.n_arms, self._rng = n_runs, n_arms, rng
         self._rows = np.arange(n_runs)
         self._initialise(n_runs, n_arms, rng)

@@ -291,8 +291,8 @@ def test_private_ucb_guarantee_with_its_number_of_arms():
     (dict(n_runs=2.0), TypeError, "n_runs must be an integer, got 2.0"),
     (dict(n_arms=0), ValueError, "n_arms must be >= 1, got 0"),
     (dict(n_arms="2"), TypeError, "n_arms must be an integer, got '2'"),
-    (dict(rng=7), TypeError, "rng must be a numpy.random.Generator, got 7"),
-    (dict(rng=np.random.RandomState(0)), TypeError, "rng must be a numpy.random.Generator"),  # noqa: NPY002 (the wrong kind on purpose)
+    (dict(rng=7), TypeError, "rng must be a numpy Generator, got 7"),
+    (dict(rng=np.random.RandomState(0)), TypeError, "rng must be a numpy Generator"),  # noqa: NPY002 (the wrong kind on purpose)
 ])
 def test_reset_checks_its_arguments_in_the_base(name, bad, error, match):
     policy = EXAMPLES[name](0.5)
