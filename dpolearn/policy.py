@@ -149,24 +149,37 @@ class Policy:
         except a :attr:`quiet_params` one at its default."""
         out = {}
         for p in self._constructor_parameters():
-            value = getattr(self, p.name)
+            value = self._argument(p.name)
             if p.name in self.quiet_params and _same(value, p.default):
                 continue
             out[p.name] = value
         return out
 
+    def _argument(self, name: str) -> Any:
+        """The stored constructor argument ``name`` (an AttributeError that says so if the
+        constructor kept it under another name)."""
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__} must store its constructor argument "
+                                 f"{name!r} as self.{name} (params() and repr read it), "
+                                 f"got no attribute {name!r}") from None
+
     def __repr__(self) -> str:
         """The constructor call that rebuilds this policy, arguments at their default omitted."""
         args = []
         for p in self._constructor_parameters():
-            value = getattr(self, p.name)
+            try:
+                value = self._argument(p.name)
+            except AttributeError as exc:            # a repr must not raise: say what is wrong
+                return f"<{exc}>"
             if p.default is p.empty or not _same(value, p.default):
                 args.append(f"{p.name}={show(value)}")
         return f"{type(self).__name__}({', '.join(args)})"
 
 
 def _same(value: Any, default: Any) -> bool:
-    """Whether a stored argument equals its default (arrays never do, unless both are)."""
+    """Whether a stored argument equals its default (an array never does)."""
     if isinstance(value, np.ndarray) or isinstance(default, np.ndarray):
         return False
     if isinstance(value, bool) or isinstance(default, bool):

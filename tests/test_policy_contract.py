@@ -224,8 +224,10 @@ def test_an_argument_not_stored_under_its_name_is_an_error():
         def __init__(self, epsilon=1.0):
             self.eps = epsilon
 
-    with pytest.raises(AttributeError, match="epsilon"):
+    with pytest.raises(AttributeError, match="Renamed must store its constructor argument "
+                                             "'epsilon' as self.epsilon"):
         Renamed().params()
+    assert repr(Renamed()).startswith("<Renamed must store its constructor argument 'epsilon'")
 
 
 # ------------------------------------------------------------------ paper_claim
