@@ -22,6 +22,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from . import _algorithms
+from ._algorithms import DerivedList
 from ._validation import as_float_array, check_directory, check_figure, show
 from .simulate import Result
 
@@ -85,24 +87,19 @@ STYLE = {
     "legend.columnspacing": 1.2,
 }
 
-#: Algorithm labels (the policies' ``label``), in a fixed order.
-ALGORITHM_LABELS = [
-    "UCB1", "KL-UCB", "TS (Beta)", "TS (Gaussian)", "Uniform",
-    "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB",
-    "Anytime-Lazy-UCB", "DP-TS", "Lazy-DP-TS", "DP-SE", "AdaP-UCB", "AdaP-KLUCB",
-    "DP-TS-UCB", "M-TS-Gaussian",
-    "FTL", "Hedge", "RNM-FTNL", "Naive FTNL",
-]
-#: Full-information variants that figures compare side by side with the algorithms above.
-VARIANT_LABELS = [
-    "RNM-FTNL (strict, Lap)", "RNM-FTNL (strict, Exp)", "RNM-FTNL (strict, Gumbel)",
-    "RNM-FTNL (hu2021 preset)", "RNM-FTNL (wu2025 preset, Lap)", "RNM-FTNL (wu2025 preset, Exp)",
-]
+#: Algorithm labels (the policies' ``label``), in the order of the entries of
+#: ``dpolearn/_algorithms.py`` (derived from them, live).
+ALGORITHM_LABELS = DerivedList(_algorithms.labels)
+#: Full-information variants that figures compare side by side with the algorithms above (the
+#: ``"common"`` preset's labels that are not an algorithm's own, derived from the entries).
+VARIANT_LABELS = DerivedList(lambda: [label for label in _algorithms.labels("common")
+                                           if label not in _algorithms.labels()])
 #: Mechanisms and counters: never drawn next to algorithms, so each list is styled from its start.
 MECHANISM_LABELS = ["Laplace", "Exponential", "Gumbel", "Gaussian", "broken Laplace"]
 COUNTER_LABELS = ["binary", "logarithmic", "hybrid (chan)", "hybrid (paper)"]
 #: Every styled label; each keeps its colour, line style and marker on every page of the book.
-LABEL_ORDER = ALGORITHM_LABELS + VARIANT_LABELS + MECHANISM_LABELS + COUNTER_LABELS
+LABEL_ORDER = DerivedList(lambda: ALGORITHM_LABELS + VARIANT_LABELS + MECHANISM_LABELS
+                          + COUNTER_LABELS)
 
 #: Ten colours (matplotlib's tab10), four line styles and eleven markers: label number i gets
 #: colour i mod 10, line style i mod 4 and marker i mod 11, so no two of the first 44 labels
@@ -124,11 +121,12 @@ def _style_index(label: str) -> int:
     for section in (MECHANISM_LABELS, COUNTER_LABELS):
         if label in section:
             return section.index(label)
-    if label in LABEL_ORDER:
-        return LABEL_ORDER.index(label)
+    order = list(LABEL_ORDER)                 # one read of the entries
+    if label in order:
+        return order.index(label)
     base = label.split(" (")[0]
-    if base in LABEL_ORDER:                   # a variant: its algorithm's colour, its own lines
-        i = LABEL_ORDER.index(base)
+    if base in order:                         # a variant: its algorithm's colour, its own lines
+        i = order.index(base)
         return i + len(_PALETTE) * (1 + zlib.crc32(label.encode()) % 7)
     return zlib.crc32(label.encode()) % 4400
 

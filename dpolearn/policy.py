@@ -6,11 +6,12 @@ papers' pseudo-code and makes paper-scale experiments affordable.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
 
-from ._validation import check_positive_int
+from ._validation import check_positive_int, show
 from .accounting import Guarantee, NotPrivate
 
 __all__ = ["Policy", "PrivacyAssumptionWarning"]
@@ -29,8 +30,12 @@ class PrivacyAssumptionWarning(UserWarning):
 class Policy:
     """Base class of bandit and full-information policies.
 
-    Subclasses implement :meth:`reset`, :meth:`select` and :meth:`update`. Rounds are 1-based
-    as in the papers; arms are 0-based.
+    A policy declares itself once, in its constructor: :meth:`params` and ``repr`` are read
+    from the constructor's signature (each argument stored on the object under its own name,
+    as in scikit-learn's ``get_params``), so ``eval(repr(policy))`` rebuilds an equal policy.
+    Subclasses implement ``_initialise`` (the state of fresh runs; :meth:`reset` has
+    already checked ``n_runs``, ``n_arms`` and ``rng``), :meth:`select` and :meth:`update`.
+    Rounds are 1-based as in the papers; arms are 0-based.
 
     Attributes
     ----------
@@ -43,6 +48,13 @@ class Policy:
         The horizon T the policy was configured for (its constants and its guarantee depend on
         it; one entry per run when it varies over a sweep), or ``None`` for an anytime policy.
         :func:`~dpolearn.simulate` refuses to run a policy past it (:meth:`check_horizon`).
+    quiet_params : tuple of str
+        Constructor arguments that :meth:`params` lists only when they differ from their
+        default: ``noise_multiplier`` (a deliberately weakened variant) and, where a class
+        adds them, diagnostics and secondary settings, so that the parameters of the book's
+        configurations read as in the papers.
+    n_runs, n_arms : int
+        The shape of the current batch, set by :meth:`reset`.
 
     Notes
     -----
@@ -51,15 +63,39 @@ class Policy:
     simulator calls it (after :meth:`reset`) only on environments with ``has_block_sums``, and
     the method draws rewards through the environment's public block draws
     (``block_sums`` or ``loss_block_sums``, see :mod:`dpolearn.envs`).
+
+    Examples
+    --------
+    >>> class Greedy(Policy):
+    ...     label = "Greedy"
+    ...     def __init__(self, explore: int = 1):
+    ...         self.explore = explore
+    >>> Greedy(), Greedy(explore=3), Greedy(explore=3).params()
+    (Greedy(), Greedy(explore=3), {'explore': 3})
     """
 
     label: str = "Policy"
     feedback: str = "bandit"
     horizon: int | None = None
+    quiet_params: tuple[str, ...] = ("noise_multiplier",)
 
+    # ---------------------------------------------------------------- the batch
     def reset(self, n_runs: int, n_arms: int, rng: np.random.Generator) -> None:
-        """Start ``n_runs`` fresh runs on ``n_arms`` arms, drawing randomness from ``rng``."""
-        raise NotImplementedError
+        """Start ``n_runs`` fresh runs on ``n_arms`` arms, drawing randomness from ``rng``.
+
+        Checks the three arguments, stores them (``n_runs``, ``n_arms``, the generator, and
+        ``_rows = arange(n_runs)``) and calls ``_initialise`` for the policy's own state.
+        """
+        n_runs = check_positive_int("n_runs", n_runs)
+        n_arms = check_positive_int("n_arms", n_arms)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator, got {show(rng)}")
+        self.n_runs, self.n_arms, self._rng = n_runs, n_arms, rng
+        self._rows = np.arange(n_runs)
+        self._initialise(n_runs, n_arms, rng)
+
+    def _initialise(self, n_runs: int, n_arms: int, rng: np.random.Generator) -> None:
+        """Set up the state of ``n_runs`` fresh runs (the algorithm box's initialisation)."""
 
     def select(self, t: int) -> np.ndarray:
         """Arms chosen in round ``t`` (1-based): integer array of shape (n_runs,)."""
@@ -84,16 +120,71 @@ class Policy:
                                  f"{type(self).__name__}(horizon={limit}), got horizon={horizon}")
         return horizon
 
+    # ---------------------------------------------------------------- privacy
     @property
     def guarantee(self) -> Guarantee:
         """The privacy guarantee of this configured policy, as a record of
-        :mod:`dpolearn.accounting`."""
+        :mod:`dpolearn.accounting` (available before :meth:`reset`)."""
         return NotPrivate()
 
+    @property
+    def paper_claim(self) -> Guarantee:
+        """What the paper claims for this configuration; by default the :attr:`guarantee`.
+        A class whose paper claims more than standard accounting proves overrides it."""
+        return self.guarantee
+
+    # ---------------------------------------------------------------- description
+    @classmethod
+    def _constructor_parameters(cls) -> list[inspect.Parameter]:
+        """The named arguments of ``cls.__init__`` (not ``self``, ``*args``, ``**kwargs``)."""
+        if cls.__init__ is object.__init__:
+            return []
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        return [p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                if p.kind in kinds]
+
     def params(self) -> dict[str, Any]:
-        """Parameters that identify this configuration (written to summary files)."""
-        return {}
+        """The constructor arguments that identify this configuration, in signature order
+        (written to summary files): every argument, read from the attribute of its name,
+        except a :attr:`quiet_params` one at its default."""
+        out = {}
+        for p in self._constructor_parameters():
+            value = self._argument(p.name)
+            if p.name in self.quiet_params and _same(value, p.default):
+                continue
+            out[p.name] = value
+        return out
+
+    def _argument(self, name: str) -> Any:
+        """The stored constructor argument ``name`` (an AttributeError that says so if the
+        constructor kept it under another name)."""
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__} must store its constructor argument "
+                                 f"{name!r} as self.{name} (params() and repr read it), "
+                                 f"got no attribute {name!r}") from None
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
-        return f"{type(self).__name__}({args})"
+        """The constructor call that rebuilds this policy, arguments at their default omitted."""
+        args = []
+        for p in self._constructor_parameters():
+            try:
+                value = self._argument(p.name)
+            except AttributeError as exc:            # a repr must not raise: say what is wrong
+                return f"<{exc}>"
+            if p.default is p.empty or not _same(value, p.default):
+                args.append(f"{p.name}={show(value)}")
+        return f"{type(self).__name__}({', '.join(args)})"
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a stored argument equals its default (an array never does)."""
+    if isinstance(value, np.ndarray) or isinstance(default, np.ndarray):
+        return False
+    if isinstance(value, bool) or isinstance(default, bool):
+        return value is default
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False

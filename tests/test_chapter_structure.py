@@ -2,7 +2,7 @@
 
 The book's rule (CONTRIBUTING, "Conventions that matter"): a chapter closes with a section whose
 heading starts with "Exercises", holding at least one exercise, and every exercise there has a
-full solution, in either of the two forms that ``tools/editions.py`` strips for the student
+full solution, in either of the two forms that ``bookkit.editions`` strips for the student
 edition: a ``{solution}`` directive, or the gated ``{solution-start}`` ... ``{solution-end}`` pair
 with code cells between them. After the exercises only the references may follow. Every chapter
 also links the book's ``notation`` page, so a reader who lands on any chapter finds the symbols.

@@ -76,8 +76,8 @@ THIRD_PARTY = textwrap.dedent('''
                 arms = (arms + 1) % self._K
             return list(arms)
 
-        def params(self):
-            return {"epsilon": self.epsilon, "pulls_per_arm": self.m}
+        def __repr__(self):
+            return f"BrokenETC(epsilon={self.epsilon!r})"
 ''')
 
 

@@ -98,8 +98,8 @@ class NoRecord(NoisyGreedy):
 
 
 class WrongRepr(NoisyGreedy):
-    def params(self):
-        return {"eps": self.epsilon}
+    def __repr__(self):                        # not the constructor call: eval fails
+        return f"WrongRepr(eps={self.epsilon!r})"
 
 
 class AcceptsAnyEpsilon(NoisyGreedy):

@@ -36,18 +36,12 @@ class _AdaP(Policy):
             raise ValueError(f"alpha must be > 3 (Azize and Basu's condition), got {alpha!r}")
         self.alpha = float(alpha)
 
-    def params(self):
-        return {"epsilon": self.epsilon, "alpha": self.alpha}
-
     @property
     def guarantee(self) -> PureDP:
         """``PureDP(epsilon)``: each sample enters one Laplace release of a sum, sensitivity 1."""
         return compose(block_release_guarantee(scale=1.0 / np.asarray(self.epsilon, dtype=float)))
 
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
-        self._rows = np.arange(n_runs)
+    def _initialise(self, n_runs, n_arms, rng):
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)            # (n_runs, 1)
         shape = (n_runs, n_arms)
         self.mu_tilde_ = np.zeros(shape)           # private mean of the last episode

@@ -17,10 +17,7 @@ __all__ = ["UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "SumCountPoli
 class SumCountPolicy(Policy):
     """Shared state of index policies: reward sums ``S`` and pull counts ``n``, (n_runs, K)."""
 
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
-        self._rows = np.arange(n_runs)
+    def _initialise(self, n_runs, n_arms, rng):
         self._base = self._rows * n_arms               # flat index of (run, arm 0)
         self.sums_ = np.zeros((n_runs, n_arms))
         self.counts_ = np.zeros((n_runs, n_arms))
@@ -63,8 +60,8 @@ class UCB1(SumCountPolicy):
         index += width
         return index.argmax(axis=1)
 
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
         self._width = np.empty((n_runs, n_arms))
         self._index = np.empty((n_runs, n_arms))
 
@@ -99,9 +96,6 @@ class KLUCB(SumCountPolicy):
             check_positive("c", c)
         self.c = float(c)
 
-    def params(self):
-        return {"c": self.c}
-
     def select(self, t):
         if t <= self.n_arms:
             return np.full(self.n_runs, t - 1)
@@ -130,9 +124,6 @@ class BetaTS(SumCountPolicy):
     def __init__(self, bernoulli_trick: bool = False):
         self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)
 
-    def params(self):
-        return {"bernoulli_trick": self.bernoulli_trick}
-
     def select(self, t):
         theta = self._rng.beta(self.sums_ + 1.0, self.counts_ - self.sums_ + 1.0)
         return np.argmax(theta, axis=1)
@@ -160,9 +151,6 @@ class GaussianTS(SumCountPolicy):
     def __init__(self, prior: str = "ag"):
         self.prior = check_choice("prior", prior, ("ag", "empirical"))
 
-    def params(self):
-        return {"prior": self.prior}
-
     def select(self, t):
         if self.prior == "ag":
             denom = self.counts_ + 1.0
@@ -186,12 +174,6 @@ class UniformPlay(Policy):
 
     def __init__(self, feedback: str = "bandit"):
         self.feedback = check_choice("feedback", feedback, ("bandit", "full"))
-
-    def params(self):
-        return {"feedback": self.feedback}
-
-    def reset(self, n_runs, n_arms, rng):
-        self._rng, self.n_runs, self.n_arms = rng, n_runs, n_arms
 
     def select(self, t):
         return self._rng.integers(0, self.n_arms, size=self.n_runs)

@@ -213,6 +213,7 @@ class DPTSUCB(Policy):
     """
 
     label = "DP-TS-UCB"
+    quiet_params = ("track_privacy", "noise_multiplier")
 
     def __init__(self, *, alpha, horizon, budget: str = "floor", max_init: float = 0.0,
                  literal_thm46: bool = False, track_privacy: bool = False,
@@ -259,20 +260,8 @@ class DPTSUCB(Policy):
         v = np.log(np.asarray(self.horizon, dtype=float)) ** np.asarray(self.alpha)
         return scalar_or_array(np.sqrt(np.asarray(self.budget_draws) / v))
 
-    def params(self):
-        out = {"alpha": self.alpha, "horizon": self.horizon, "budget": self.budget,
-               "max_init": self.max_init, "literal_thm46": self.literal_thm46}
-        if self.track_privacy:
-            out["track_privacy"] = True
-        if self.noise_multiplier != 1.0:
-            out["noise_multiplier"] = self.noise_multiplier
-        return out
-
     # ---------------------------------------------------------------- Algorithm 1
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
-        self._rows = np.arange(n_runs)
+    def _initialise(self, n_runs, n_arms, rng):
         alpha = as_row_param("alpha", self.alpha, n_runs)                        # (n_runs, 1)
         T = as_row_param("horizon", self.horizon, n_runs)
         self._v = np.log(T) ** alpha                                             # ln^a(T)
@@ -429,6 +418,7 @@ class MTSGaussian(GaussianTS):
     """
 
     label = "M-TS-Gaussian"
+    quiet_params = ("track_privacy", "noise_multiplier")
 
     def __init__(self, *, b, c, horizon, track_privacy: bool = False,
                  noise_multiplier: float = 1.0):
@@ -439,14 +429,6 @@ class MTSGaussian(GaussianTS):
         self.track_privacy = check_bool("track_privacy", track_privacy)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
-    def params(self):
-        out = {"b": self.b, "c": self.c, "horizon": self.horizon}
-        if self.track_privacy:
-            out["track_privacy"] = True
-        if self.noise_multiplier != 1.0:
-            out["noise_multiplier"] = self.noise_multiplier
-        return out
-
     @property
     def guarantee(self) -> GaussianDP:
         """``GaussianDP(sqrt(T / (c (b + 1))))`` (Ou et al. 2024 as quoted by Hu et al.),
@@ -456,8 +438,8 @@ class MTSGaussian(GaussianTS):
             mu = scalar_or_array(np.asarray(mu) / self.noise_multiplier)
         return compose(GaussianDP(mu=mu))
 
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
         self._prepull = as_row_param("b", self.b, n_runs)[:, 0] * n_arms        # bK per run
         self._max_prepull = float(self._prepull.max())
         self._min_prepull = float(self._prepull.min())

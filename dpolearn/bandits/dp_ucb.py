@@ -61,14 +61,6 @@ from .baselines import SumCountPolicy
 __all__ = ["DPUCBBound", "DPUCB", "DPUCBInt", "PrivateUCB"]
 
 
-def _with_multiplier(params: dict, noise_multiplier: float) -> dict:
-    """``params`` plus ``noise_multiplier`` when it is not the default 1 (so the parameters of
-    honest configurations, written to the experiments' summaries, stay as they were)."""
-    if noise_multiplier != 1.0:
-        params["noise_multiplier"] = noise_multiplier
-    return params
-
-
 class _HybridUCB(SumCountPolicy):
     """Shared state of DP-UCB-BOUND and DP-UCB: sums, counts and one hybrid counter per arm."""
 
@@ -79,12 +71,8 @@ class _HybridUCB(SumCountPolicy):
         self.tree_log_base = check_choice("tree_log_base", tree_log_base, (2, "e"))
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
-    def params(self):
-        return _with_multiplier({"epsilon": self.epsilon, "split": self.split,
-                                 "tree_log_base": self.tree_log_base}, self.noise_multiplier)
-
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
         eps = as_row_param("epsilon", self.epsilon, n_runs)            # (n_runs, 1)
         self._eps_log, self._eps_tree = hybrid_budget_split(eps, self.split)
         self.noise_ = CounterNoise(n_runs, n_arms, kind="hybrid", epsilon_log=self._eps_log,
@@ -157,8 +145,8 @@ class DPUCBBound(_HybridUCB):
 
     label = "DP-UCB-BOUND"
 
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
         self._tree_term = np.zeros((n_runs, n_arms))           # 1{n_a != 2^j} log2(n_a)
 
     def bonus(self, t: int) -> np.ndarray:
@@ -290,9 +278,9 @@ class DPUCBInt(SumCountPolicy):
     """
 
     label = "DP-UCB-INT"
+    quiet_params = ("delta_prime", "noise_multiplier", "index_mode")
 
     _INDICES = ("alg3", "current_n", "frozen")
-    _DEFAULT_DELTA_PRIME = math.exp(-10)
 
     def __init__(self, *, epsilon, v: float = 1.1, schedule: str = "fixed",
                  index: str = "alg3", delta_prime: float = math.exp(-10),
@@ -307,6 +295,7 @@ class DPUCBInt(SumCountPolicy):
             index = "alg3" if index_mode == "A" else check_choice(
                 "index_mode", index_mode, ("A", "current_n", "frozen"))
         self.index = check_choice("index", index, self._INDICES)
+        self.index_mode = None                                 # translated into ``index``
         self.delta_prime = check_probability("delta_prime", delta_prime, open_low=True,
                                              open_high=True)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
@@ -322,15 +311,8 @@ class DPUCBInt(SumCountPolicy):
         eps = scalar_or_array(eps)
         return cls(epsilon=eps, v=v, delta_prime=delta_prime, **kwargs)
 
-    def params(self):
-        out = {"epsilon": self.epsilon, "v": self.v, "schedule": self.schedule,
-               "index": self.index}
-        if self.delta_prime != self._DEFAULT_DELTA_PRIME:
-            out["delta_prime"] = self.delta_prime
-        return _with_multiplier(out, self.noise_multiplier)
-
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
         eps = as_row_param("epsilon", self.epsilon, n_runs)
         self.mean_ = IntervalLaplaceMean((n_runs, n_arms), epsilon=eps, v=self.v,
                                          schedule=self.schedule, delta_prime=self.delta_prime,
@@ -386,6 +368,12 @@ class PrivateUCB(SumCountPolicy):
         "MT_K" (default): ``epsilon_tree = epsilon / K``; "MT_noK": ``epsilon_tree = epsilon``;
         "chan_bound": ``epsilon_tree = epsilon`` and bonus
         :math:`\ln(1/\gamma_t) L^{1.5}/\varepsilon`.
+    n_trees : int, optional
+        K, the number of arms (one tree each) that "MT_K" splits epsilon over, as Mishra and
+        Thakurta take it as an input; :meth:`reset` refuses an environment with another
+        number of arms. Given, the guarantee is known on construction; omitted, K is the
+        environment's, and before the first :meth:`reset` the guarantee of "MT_K" is the
+        bound ``epsilon``, valid for every K.
     noise_multiplier : float
         Factor on all tree noise (default 1; below 1 a deliberately weakened variant).
 
@@ -403,25 +391,27 @@ class PrivateUCB(SumCountPolicy):
     """
 
     label = "Private-UCB"
+    quiet_params = ("n_trees", "noise_multiplier")
 
-    def __init__(self, *, epsilon, horizon: int, variant: str = "MT_K",
+    def __init__(self, *, epsilon, horizon: int, variant: str = "MT_K", n_trees=None,
                  noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon)
         self.horizon = check_positive_int("horizon", horizon, minimum=2)
         self.variant = check_choice("variant", variant, ("MT_K", "MT_noK", "chan_bound"))
+        self.n_trees = None if n_trees is None else check_positive_int("n_trees", n_trees)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
         self.levels = int(floor_log2(self.horizon)) + 1
-
-    def params(self):
-        return _with_multiplier({"epsilon": self.epsilon, "horizon": self.horizon,
-                                 "variant": self.variant}, self.noise_multiplier)
+        self._split = self.n_trees                # K of epsilon / K, once known
 
     def _eps_tree_for(self, eps, n_arms):
         return eps / n_arms if self.variant == "MT_K" else eps
 
-    def reset(self, n_runs, n_arms, rng):
-        super().reset(n_runs, n_arms, rng)
-        self._n_arms_seen = n_arms
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
+        if self.n_trees is not None and n_arms != self.n_trees:
+            raise ValueError(f"n_arms must equal the policy's n_trees = {self.n_trees}, "
+                             f"got n_arms={n_arms}")
+        self._split = n_arms
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)
         self._eps_tree = self._eps_tree_for(self._eps, n_arms)
         self.noise_ = CounterNoise(n_runs, n_arms, kind="binary", epsilon_tree=self._eps_tree,
@@ -453,11 +443,11 @@ class PrivateUCB(SumCountPolicy):
     @property
     def guarantee(self) -> PureDP:
         """The tree counters' record, PureDP(epsilon_tree / noise_multiplier): epsilon / K for
-        "MT_K" once K is known (after ``reset``); before that the looser, still valid,
-        epsilon. Each reward enters one arm's tree only (parallel composition)."""
-        k = getattr(self, "_n_arms_seen", None)
+        "MT_K" once K is known (``n_trees``, or the environment's after ``reset``); without
+        it the looser, still valid, epsilon. Each reward enters one arm's tree only (parallel
+        composition)."""
         eps = np.asarray(self.epsilon, dtype=float)
-        eps_tree = eps / k if (self.variant == "MT_K" and k) else eps
+        eps_tree = eps if self._split is None else self._eps_tree_for(eps, self._split)
         return compose(PureDP(epsilon=scalar_if_uniform(eps_tree / self.noise_multiplier)))
 
     @property

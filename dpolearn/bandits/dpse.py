@@ -106,20 +106,13 @@ class DPSE(Policy):
         self.beta = (1.0 / self.horizon if beta is None
                      else check_probability("beta", beta, open_low=True, open_high=True))
 
-    def params(self):
-        return {"epsilon": self.epsilon, "horizon": self.horizon, "r_e_form": self.r_e_form,
-                "beta": self.beta}
-
     @property
     def guarantee(self) -> PureDP:
         # each reward enters one epoch mean, released with Lap(1/(eps R_e)) at sensitivity 1/R_e
         return compose(block_release_guarantee(scale=1.0 / np.asarray(self.epsilon, dtype=float)))
 
     # ---- state -----------------------------------------------------------------------------
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
-        self._rows = np.arange(n_runs)
+    def _initialise(self, n_runs, n_arms, rng):
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)[:, 0]     # (n_runs,)
         self.active_ = np.ones((n_runs, n_arms), dtype=bool)                # S
         self.epoch_ = np.ones(n_runs, dtype=np.int64)                       # e

@@ -8,7 +8,7 @@ by a bonus that dominates the noise, clipped to [0, 1] and sampled as a Beta.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Tuple
 
 import numpy as np
 
@@ -127,27 +127,15 @@ class DPTS(Policy):
     """
 
     label = "DP-TS"
-    # Defaults of ``log_share`` and ``tree_share``; kept as class attributes only so that
-    # subclasses written against earlier versions still work (pass the parameters instead).
-    _log_share = 0.5
-    _tree_share = 0.5
+    quiet_params = ("log_share", "tree_share", "noise_multiplier")
 
-    def __init__(self, *, epsilon, bernoulli_trick: bool = False, log_share=None,
-                 tree_share=None, noise_multiplier: float = 1.0):
+    def __init__(self, *, epsilon, bernoulli_trick: bool = False, log_share: float = 0.5,
+                 tree_share: float = 0.5, noise_multiplier: float = 1.0):
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.bernoulli_trick = check_bool("bernoulli_trick", bernoulli_trick)
-        self.log_share = check_positive(
-            "log_share", type(self)._log_share if log_share is None else log_share)
-        self.tree_share = check_positive(
-            "tree_share", type(self)._tree_share if tree_share is None else tree_share)
+        self.log_share = check_positive("log_share", log_share)
+        self.tree_share = check_positive("tree_share", tree_share)
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-
-    def params(self) -> Dict[str, Any]:
-        out = {"epsilon": self.epsilon, "bernoulli_trick": self.bernoulli_trick}
-        for name, default in (("log_share", 0.5), ("tree_share", 0.5), ("noise_multiplier", 1.0)):
-            if getattr(self, name) != default:
-                out[name] = getattr(self, name)
-        return out
 
     @property
     def guarantee(self):
@@ -160,10 +148,7 @@ class DPTS(Policy):
                        PureDP(epsilon=self.tree_share * eps))
 
     # ------------------------------------------------------------------ state
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
-        self._rows = np.arange(n_runs)
+    def _initialise(self, n_runs, n_arms, rng):
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)[:, 0]     # (n_runs,)
         shape = (n_runs, n_arms)
         self.O_ = np.zeros(shape, dtype=np.int64)

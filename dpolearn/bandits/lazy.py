@@ -34,12 +34,6 @@ class _LazyPolicy(Policy):
         self._log = _LOGS[self.log]
         self.noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
 
-    def params(self):
-        out = {"epsilon": self.epsilon, "log": self.log}
-        if self.noise_multiplier != 1.0:
-            out["noise_multiplier"] = self.noise_multiplier
-        return out
-
     @property
     def guarantee(self) -> PureDP:
         """The inner mean's record, ``PureDP(epsilon / noise_multiplier)`` (one Laplace release
@@ -47,9 +41,7 @@ class _LazyPolicy(Policy):
         return compose(PureDP(epsilon=np.asarray(self.epsilon, dtype=float)
                               / self.noise_multiplier))
 
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
+    def _initialise(self, n_runs, n_arms, rng):
         self._eps = as_row_param("epsilon", self.epsilon, n_runs)          # (n_runs, 1)
         self.mean_ = LazyDoublingPrivateMean(n_runs, n_arms, epsilon=self._eps[:, 0], rng=rng,
                                              noise_multiplier=self.noise_multiplier)

@@ -1,8 +1,12 @@
 """The policy catalogue: display label -> policy, with each paper's own settings as a preset.
 
 Every experiment that builds policies from display labels builds them here, so the same label
-means the same configuration everywhere it is used with the same preset. A *preset* names whose
-settings a label takes:
+means the same configuration everywhere it is used with the same preset. Each algorithm is one
+entry (its class, label, privacy kind, presets and comparison settings) in the package's list
+of algorithms, ``dpolearn/_algorithms.py``; this module's tables are derived from the entries,
+live (:data:`PRIVACY`, :data:`PRESETS`), like the plotting styles and the comparison's tables.
+
+A *preset* names whose settings a label takes:
 
 ``"common"``
     The comparison chapter's common privacy scale (``book/comparison.md``): every private
@@ -42,33 +46,18 @@ or an array with one entry per run (a batched sweep). :func:`make_policy` is the
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from ..bandits import (
-    DPSE,
-    DPTS,
-    DPTSUCB,
-    DPUCB,
-    KLUCB,
-    UCB1,
-    AdaPKLUCB,
-    AdaPUCB,
-    AnytimeLazyUCB,
-    BetaTS,
-    DPUCBBound,
-    DPUCBInt,
-    GaussianTS,
-    LazyDPTS,
-    MTSGaussian,
-    PrivateUCB,
-    UniformPlay,
+from .. import _algorithms
+from .._algorithms import (
+    DP_TS_UCB_ALPHA,
+    DP_UCB_INT_DELTA,
+    HU2025_BASELINE_EPSILON,
+    TOSSOU2016_V,
+    WU2025_VARIANTS,
+    DerivedMap,
+    mts_pre_pulls,
 )
-from ..fullinfo import FTL, RNMFTNL, Hedge, NaiveFTNL
-from ..gdp import pure_dp_to_gdp
 from ..plotting import style_of
 from ..policy import Policy
 
@@ -77,211 +66,24 @@ __all__ = ["PRESETS", "PRIVACY", "DP_UCB_INT_DELTA", "DP_TS_UCB_ALPHA", "TOSSOU2
            "labels", "make_policy",
            "mts_pre_pulls", "privacy_kind"]
 
-#: delta' of DP-UCB-INT: Tossou and Dimitrakakis (2016), Figure 2 (Corollary 3.2 calibration)
-DP_UCB_INT_DELTA = math.exp(-10)
-#: v of DP-UCB-INT's Corollary 3.2 calibration in Tossou and Dimitrakakis (2016), Section 5
-TOSSOU2016_V = 1.1
-#: alpha of DP-TS-UCB on the common scale: 1, the most private setting (mu about 2.87 at any T)
-DP_TS_UCB_ALPHA = 1.0
-#: epsilon of the pure-DP baselines of Hu et al. (2025), Appendix E.2
-HU2025_BASELINE_EPSILON = 0.5
-
-Factory = Callable[..., Policy]
-
 #: Display label -> privacy kind of the policy: "none", "pure", "approx" ((eps, delta)) or
 #: "gdp" (Gaussian DP). Variants "<label> (<detail>)" take the kind of their label.
-PRIVACY: dict[str, str] = {
-    "UCB1": "none", "KL-UCB": "none", "TS (Beta)": "none", "TS (Gaussian)": "none",
-    "Uniform": "pure",
-    "DP-UCB-BOUND": "pure", "DP-UCB": "pure", "DP-UCB-INT": "approx", "Private-UCB": "pure",
-    "Anytime-Lazy-UCB": "pure", "DP-TS": "pure", "Lazy-DP-TS": "pure", "DP-SE": "pure",
-    "AdaP-UCB": "pure", "AdaP-KLUCB": "pure", "DP-TS-UCB": "gdp", "M-TS-Gaussian": "gdp",
-    "FTL": "none", "Hedge": "none", "RNM-FTNL": "pure", "Naive FTNL": "pure",
-}
-
-
-def mts_pre_pulls(horizon: int) -> int:
-    """Round-robin pre-pulls b of M-TS-Gaussian on the common scale: T/500 (Hu et al. 2025 use
-    b = 2000 at T = 10^6, Section 5.3)."""
-    return max(1, int(horizon) // 500)
-
-
-def _need_epsilon(label: str, epsilon: Any) -> None:
-    if epsilon is None:
-        raise ValueError(f"epsilon is required for {label}, got None")
-
-
-# ------------------------------------------------------------------ the common scale
-def _common_mts_gaussian(epsilon, horizon):
-    """M-TS-Gaussian at mu = pure_dp_to_gdp(eps): c = T / ((b + 1) mu^2), b = T/500."""
-    b = mts_pre_pulls(horizon)
-    mu = pure_dp_to_gdp(epsilon)
-    b_arr = np.full(np.shape(epsilon), b, dtype=np.int64) if np.ndim(epsilon) else b
-    return MTSGaussian(b=b_arr, c=horizon / ((b + 1) * np.asarray(mu) ** 2), horizon=horizon)
-
-
-def _common(factory: Callable[[np.ndarray, Any], Policy], label: str) -> Factory:
-    """A common-scale factory: epsilon required and read as a float array."""
-    def build(epsilon=None, horizon=None):
-        _need_epsilon(label, epsilon)
-        return factory(np.asarray(epsilon, dtype=float), horizon)
-    return build
-
-
-_COMMON_BANDITS: dict[str, Factory] = {
-    "UCB1": lambda epsilon=None, horizon=None: UCB1(),
-    "KL-UCB": lambda epsilon=None, horizon=None: KLUCB(),
-    "TS (Beta)": lambda epsilon=None, horizon=None: BetaTS(),
-    "TS (Gaussian)": lambda epsilon=None, horizon=None: GaussianTS(),
-    "Uniform": lambda epsilon=None, horizon=None: UniformPlay(),
-    "DP-UCB-BOUND": _common(lambda e, T: DPUCBBound(epsilon=e, split="chan"), "DP-UCB-BOUND"),
-    "DP-UCB": _common(lambda e, T: DPUCB(epsilon=e, split="chan"), "DP-UCB"),
-    "DP-UCB-INT": _common(lambda e, T: DPUCBInt.from_target(e, delta_prime=DP_UCB_INT_DELTA),
-                          "DP-UCB-INT"),
-    "Private-UCB": _common(lambda e, T: PrivateUCB(epsilon=e, horizon=T, variant="MT_noK"),
-                           "Private-UCB"),
-    "Anytime-Lazy-UCB": _common(lambda e, T: AnytimeLazyUCB(epsilon=e), "Anytime-Lazy-UCB"),
-    "DP-TS": _common(lambda e, T: DPTS(epsilon=e), "DP-TS"),
-    "Lazy-DP-TS": _common(lambda e, T: LazyDPTS(epsilon=e), "Lazy-DP-TS"),
-    "DP-SE": _common(lambda e, T: DPSE(epsilon=e, horizon=T), "DP-SE"),
-    "AdaP-UCB": _common(lambda e, T: AdaPUCB(epsilon=e), "AdaP-UCB"),
-    "AdaP-KLUCB": _common(lambda e, T: AdaPKLUCB(epsilon=e), "AdaP-KLUCB"),
-    "DP-TS-UCB": lambda epsilon=None, horizon=None: DPTSUCB(alpha=DP_TS_UCB_ALPHA,
-                                                            horizon=horizon),
-    "M-TS-Gaussian": _common(_common_mts_gaussian, "M-TS-Gaussian"),
-}
-
-
-def _plain(factory: Callable[[Any, Any], Policy], label: str) -> Factory:
-    """A paper-preset factory: epsilon required, passed on as given (scalar or per-run)."""
-    def build(epsilon=None, horizon=None, **options):
-        _need_epsilon(label, epsilon)
-        return factory(epsilon, horizon, **options)
-    return build
-
-
-_COMMON_FULLINFO: dict[str, Factory] = {
-    "FTL": lambda epsilon=None, horizon=None: FTL(),
-    "Hedge": lambda epsilon=None, horizon=None: Hedge(horizon=horizon),
-    "RNM-FTNL (strict, Lap)": _plain(lambda e, T: RNMFTNL(epsilon=e), "RNM-FTNL"),
-    "RNM-FTNL (strict, Exp)": _plain(lambda e, T: RNMFTNL(epsilon=e, noise="exponential"),
-                                     "RNM-FTNL"),
-    "RNM-FTNL (strict, Gumbel)": _plain(lambda e, T: RNMFTNL(epsilon=e, noise="gumbel"),
-                                        "RNM-FTNL"),
-    "RNM-FTNL (hu2021 preset)": _plain(lambda e, T: RNMFTNL.hu2021(epsilon=e), "RNM-FTNL"),
-    "RNM-FTNL (wu2025 preset, Lap)": _plain(lambda e, T: RNMFTNL.wu2025(epsilon=e), "RNM-FTNL"),
-    "RNM-FTNL (wu2025 preset, Exp)": _plain(
-        lambda e, T: RNMFTNL.wu2025(epsilon=e, noise="exponential"), "RNM-FTNL"),
-    "Naive FTNL": _plain(lambda e, T: NaiveFTNL(epsilon=e), "Naive FTNL"),
-}
-
-# ------------------------------------------------------------------ the papers' presets
-_TOSSOU2016: dict[str, Factory] = {
-    "UCB1": lambda epsilon=None, horizon=None, **_: UCB1(),
-    "DP-UCB-BOUND": _plain(lambda e, T: DPUCBBound(epsilon=e, split="paper"), "DP-UCB-BOUND"),
-    "DP-UCB": _plain(lambda e, T: DPUCB(epsilon=e, split="paper"), "DP-UCB"),
-    "DP-UCB-INT": _plain(
-        lambda e, T, schedule="lemmaB1_y": DPUCBInt.from_target(
-            e, delta_prime=DP_UCB_INT_DELTA, v=TOSSOU2016_V, schedule=schedule),
-        "DP-UCB-INT"),
-    "Private-UCB": _plain(lambda e, T: PrivateUCB(epsilon=e, horizon=T), "Private-UCB"),
-}
-
-_HU2021: dict[str, Factory] = {
-    "Anytime-Lazy-UCB": _plain(lambda e, T: AnytimeLazyUCB(epsilon=e), "Anytime-Lazy-UCB"),
-    "Lazy-DP-TS": _plain(lambda e, T: LazyDPTS(epsilon=e), "Lazy-DP-TS"),
-    "DP-SE": _plain(lambda e, T: DPSE(epsilon=e, horizon=T), "DP-SE"),       # max form, 1/T
-    "AdaP-KLUCB": _plain(lambda e, T: AdaPKLUCB(epsilon=e), "AdaP-KLUCB"),   # alpha = 3.1
-    # full information (Section 5): their own reading of RNM-FTNL, and the references
-    "RNM-FTNL": _plain(lambda e, T: RNMFTNL.hu2021(epsilon=e), "RNM-FTNL"),
-    "FTL": lambda epsilon=None, horizon=None: FTL(),
-    "Hedge": lambda epsilon=None, horizon=None: Hedge(),
-}
-
-_HU2022: dict[str, Factory] = {
-    "DP-TS": _plain(lambda e, T: DPTS(epsilon=e), "DP-TS"),
-    "Lazy-DP-TS": _plain(lambda e, T: LazyDPTS(epsilon=e, log="log2"), "Lazy-DP-TS"),
-    "Anytime-Lazy-UCB": _plain(lambda e, T: AnytimeLazyUCB(epsilon=e), "Anytime-Lazy-UCB"),
-    "DP-SE": _plain(lambda e, T: DPSE(epsilon=e, horizon=T, r_e_form="max"), "DP-SE"),
-    "DP-SE (sum)": _plain(lambda e, T: DPSE(epsilon=e, horizon=T, r_e_form="sum"), "DP-SE"),
-    "TS (Beta)": lambda epsilon=None, horizon=None: BetaTS(),
-}
-
-_HU2025: dict[str, Factory] = {
-    "DP-TS-UCB": lambda epsilon=None, horizon=None, *, alpha: DPTSUCB(alpha=alpha,
-                                                                      horizon=horizon),
-    "M-TS-Gaussian": lambda epsilon=None, horizon=None, *, b, c: MTSGaussian(b=b, c=c,
-                                                                             horizon=horizon),
-    "Anytime-Lazy-UCB": lambda epsilon=HU2025_BASELINE_EPSILON, horizon=None: AnytimeLazyUCB(
-        epsilon=epsilon),
-    "Lazy-DP-TS": lambda epsilon=HU2025_BASELINE_EPSILON, horizon=None: LazyDPTS(
-        epsilon=epsilon),
-    "DP-SE": lambda epsilon=HU2025_BASELINE_EPSILON, horizon=None: DPSE(epsilon=epsilon,
-                                                                       horizon=horizon),
-}
-
-#: Wu and Wang (2025): the RNM-FTNL variants their Table 2 and Section 3 compare, as
-#: RNMFTNL settings (None: the naive FTNL, Laplace K/eps per action, never resampling).
-WU2025_VARIANTS: dict[str, dict[str, Any] | None] = {
-    "Laplace 2/ε": dict(noise="laplace", noise_factor="strict"),
-    "Exp 2/ε": dict(noise="exponential", noise_factor="strict"),
-    "Exp 1/ε (paper)": dict(noise="exponential", noise_factor="wu2025"),
-    "Gumbel 2/ε": dict(noise="gumbel", noise_factor="strict"),
-    "Laplace 1/ε (Hu et al.)": dict(noise="laplace", noise_factor="hu2021",
-                                    first_action="first"),
-    "Naive FTNL (Laplace K/ε)": None,
-}
-
-
-def _wu2025(settings: dict[str, Any] | None, label: str) -> Factory:
-    def build(epsilon, horizon=None, resample: bool = True):
-        if settings is None:
-            return NaiveFTNL(epsilon=epsilon)
-        return RNMFTNL(epsilon=epsilon, resample=resample, **settings)
-    return _plain(build, label)
-
-
-_WU2025: dict[str, Factory] = {name: _wu2025(settings, name)
-                               for name, settings in WU2025_VARIANTS.items()}
-
-_PRIMER: dict[str, Factory] = {
-    "UCB1": lambda epsilon=None, horizon=None: UCB1(),
-    "TS (Beta)": lambda epsilon=None, horizon=None: BetaTS(),
-}
+PRIVACY = DerivedMap(lambda: {e.label: e.privacy for e in _algorithms.ENTRIES})
 
 #: preset name -> {display label: factory(epsilon, horizon, ``**options``) -> Policy}
-PRESETS: dict[str, dict[str, Factory]] = {
-    "common": {**_COMMON_BANDITS, **_COMMON_FULLINFO},
-    "tossou2016": _TOSSOU2016,
-    "hu2021": _HU2021,
-    "hu2022": _HU2022,
-    "hu2025": _HU2025,
-    "wu2025": _WU2025,
-    "primer": _PRIMER,
-}
-
-
-def _check_preset(preset: Any) -> dict[str, Factory]:
-    if not isinstance(preset, str) or preset not in PRESETS:
-        raise ValueError(f"preset must be one of {list(PRESETS)}, got {preset!r}")
-    return PRESETS[preset]
+PRESETS = DerivedMap(lambda: {p: _algorithms.factories(p)
+                             for p in _algorithms.presets()})
 
 
 def labels(preset: str = "common") -> tuple[str, ...]:
     """The display labels a preset can build, in catalogue order."""
-    return tuple(_check_preset(preset))
+    return tuple(_algorithms.labels(preset))
 
 
 def privacy_kind(label: str) -> str:
     """"none", "pure", "approx" or "gdp": the kind of guarantee the policy ``label`` has
     (a variant ``"<label> (<detail>)"`` has the kind of ``<label>``)."""
-    if not isinstance(label, str):
-        raise TypeError(f"label must be a str, got {label!r}")
-    base = label if label in PRIVACY else label.split(" (")[0]
-    if base not in PRIVACY:
-        raise ValueError(f"label must be one of {sorted(PRIVACY)} or a variant of one, "
-                         f"got {label!r}")
-    return PRIVACY[base]
+    return _algorithms.entry(label).privacy
 
 
 #: Full-information labels at a paper's own 1/eps noise scale, honestly only 2 eps-DP at the
@@ -324,7 +126,7 @@ def make_policy(label: str, epsilon: Any = None, horizon: int | None = None, *,
         Further constructor settings a preset's factory takes (DP-UCB-INT's ``schedule`` in
         ``"tossou2016"``, ``alpha`` and ``b``, ``c`` in ``"hu2025"``).
     """
-    table = _check_preset(preset)
+    table = _algorithms.factories(preset)
     if label not in table:
         raise ValueError(f"label must be one of {list(table)} (preset {preset!r}), got {label!r}")
     if epsilon is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._algorithms import entry
 from ..accounting import gdp_equivalent_epsilon, privacy_level
 from ..envs import BernoulliBandit
 from ..plotting import color_of, errorbar, shared_legend, style_of, subplots
@@ -88,17 +89,11 @@ def _bandit_task(task):
             for c, part in zip(cells, parts)]
 
 
-#: Relative cost per round of each algorithm (measured at quick scale; only used to schedule
-#: the longest tasks first).
-_TASK_COST = {"KL-UCB": 15.0, "DP-TS": 14.0, "Lazy-DP-TS": 4.3, "DP-UCB-BOUND": 3.5, "DP-UCB": 2.7,
-              "Private-UCB": 2.3, "DP-UCB-INT": 1.6, "TS (Beta)": 1.4, "Anytime-Lazy-UCB": 1.3,
-              "AdaP-KLUCB": 1.2, "M-TS-Gaussian": 1.0, "DP-TS-UCB": 0.9, "TS (Gaussian)": 0.7,
-              "UCB1": 0.6, "Uniform": 0.6, "AdaP-UCB": 0.35, "DP-SE": 0.05}
-
-
 def _task_cost(task) -> float:
+    """Relative cost of a task: the entry's cost per round (``Entry.task_cost``, only used to
+    schedule the longest tasks first) times sqrt(K)."""
     label, k = task[0], task[1]
-    return _TASK_COST.get(label, 1.0) * k ** 0.5
+    return entry(label).task_cost * k ** 0.5
 
 
 def _bandit_compute(scale, seed, jobs, progress):

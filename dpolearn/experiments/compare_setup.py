@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import bandits
+from .. import _algorithms, bandits
+from .._algorithms import DerivedMap
 from ..policy import Policy
 from . import catalogue
 from .catalogue import DP_TS_UCB_ALPHA, DP_UCB_INT_DELTA, mts_pre_pulls
@@ -57,14 +58,11 @@ LEADERBOARD_INSTANCES = ("2 arms (0.9, 0.6), Tossou & Dimitrakakis",
                          "20 arms, gap 0.1", "2 arms, gap 0.02")
 
 #: Display label -> privacy kind ("none", "pure", "approx" (eps, delta) or "gdp") of every
-#: bandit algorithm of the comparison, in the order of its tables.
-BANDIT_ALGORITHMS: dict[str, str] = {
-    label: catalogue.PRIVACY[label]
-    for label in ("UCB1", "KL-UCB", "TS (Beta)", "TS (Gaussian)", "Uniform",
-                  "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB",
-                  "Anytime-Lazy-UCB", "DP-TS", "Lazy-DP-TS", "DP-SE",
-                  "AdaP-UCB", "AdaP-KLUCB", "DP-TS-UCB", "M-TS-Gaussian")
-}
+#: bandit algorithm of the comparison (every bandit entry of ``dpolearn/_algorithms.py`` with
+#: a ``"common"`` preset), in the order of its tables.
+BANDIT_ALGORITHMS = DerivedMap(lambda: {
+    e.label: e.privacy for e in _algorithms.ENTRIES
+    if e.feedback == "bandit" and e.label in e.presets.get("common", {})})
 
 #: per scale: horizon T and runs per (algorithm, instance, epsilon) cell
 SIZES = {"quick": {"horizon": 1_000, "n_runs": 4, "fullinfo_horizon": 2 ** 12, "fullinfo_runs": 20},
@@ -83,14 +81,14 @@ def exported_bandit_labels() -> set:
 
 
 def epsilon_grid(label: str) -> tuple:
-    """The grid values at which ``label`` runs: () for algorithms without an epsilon."""
+    """The grid values at which ``label`` runs: () for algorithms without an epsilon, else
+    the grid up to the entry's ``max_epsilon`` (DP-UCB-INT: Corollary 3.2 needs eps <= 1)."""
     if label not in BANDIT_ALGORITHMS:
         raise ValueError(f"label must be one of {sorted(BANDIT_ALGORITHMS)}, got {label!r}")
-    if label in ("UCB1", "KL-UCB", "TS (Beta)", "TS (Gaussian)", "Uniform", "DP-TS-UCB"):
+    entry = _algorithms.entry(label)
+    if not entry.takes_epsilon:
         return ()
-    if label == "DP-UCB-INT":                      # Corollary 3.2 needs eps <= 1
-        return tuple(e for e in EPSILONS if e <= 1)
-    return EPSILONS
+    return tuple(e for e in EPSILONS if e <= entry.max_epsilon)
 
 
 def make_bandit_policy(label: str, epsilon, horizon: int) -> Policy:

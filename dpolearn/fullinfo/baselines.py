@@ -14,9 +14,7 @@ class LossSumPolicy(Policy):
 
     feedback = "full"
 
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
+    def _initialise(self, n_runs, n_arms, rng):
         self.cum_losses_ = np.zeros((n_runs, n_arms))
 
     def update(self, t, arms, losses):
@@ -62,9 +60,6 @@ class Hedge(LossSumPolicy):
         self.learning_rate = (None if learning_rate is None
                               else check_positive("learning_rate", learning_rate))
         self.horizon = None if horizon is None else check_positive_int("horizon", horizon)
-
-    def params(self):
-        return {"learning_rate": self.learning_rate, "horizon": self.horizon}
 
     def eta(self, t: int) -> float:
         if self.learning_rate is not None:

@@ -8,8 +8,6 @@ strictly epsilon-DP ones.
 """
 from __future__ import annotations
 
-from typing import Any, Dict
-
 import numpy as np
 
 from .._validation import (
@@ -215,17 +213,8 @@ class RNMFTNL(Policy):
         """What the papers claim: epsilon-DP at every named scale (strict scales agree)."""
         return PureDP(epsilon=self.epsilon)
 
-    def params(self) -> Dict[str, Any]:
-        out = {"epsilon": self.epsilon, "noise": self.noise, "noise_factor": self.noise_factor,
-               "resample": self.resample, "first_action": self.first_action}
-        if self.noise_multiplier != 1.0:
-            out["noise_multiplier"] = self.noise_multiplier
-        return out
-
     # -- the algorithm box (Wu and Wang, Algorithm 1) --------------------------------------
-    def reset(self, n_runs, n_arms, rng):
-        self._rng = rng
-        self.n_runs, self.n_arms = n_runs, n_arms
+    def _initialise(self, n_runs, n_arms, rng):
         eps = as_row_param("epsilon", self.epsilon, n_runs)
         self.noise_scale_ = self._noise_scale_row(eps, n_arms)
         if self.first_action == "uniform":                      # line 1: J_0 ~ Uniform([K])
@@ -308,11 +297,6 @@ class NaiveFTNL(RNMFTNL):
         return compose(PureDP(epsilon=self.epsilon if self.noise_multiplier == 1.0
                               else eps / self.noise_multiplier))
 
-    def params(self) -> Dict[str, Any]:
-        out = {"epsilon": self.epsilon, "first_action": self.first_action}
-        if self.noise_multiplier != 1.0:
-            out["noise_multiplier"] = self.noise_multiplier
-        return out
 
 
 def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
