@@ -225,7 +225,8 @@ GENERAL_FACTS: dict[tuple[str, str], str] = {
         "how the figure is drawn (the same curves in both panels), not a result",
     ("comparison", "A lead below two standard errors is not a win"):
         "the definition of a win used by the tables",
-    ("lower_bounds_deterministic", "The bound (black) holds for every $\\varepsilon$-DP learner"):
+    ("lower_bounds_deterministic",
+     "The bound (\"(a) Thm 7 bound\") holds for every $\\varepsilon$-DP learner"):
         "the theorem's statement; the RNM-FTNL curve beside it is exact (closed form)",
     ("continual_release", "In `dpolearn` the default is the honest `split=\"chan\"`"):
         "names what an option is kept for (re-drawing Figure 2), not a result",
