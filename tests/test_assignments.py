@@ -24,8 +24,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
-from bookkit.assignments import exercise_numbers
+from bookkit.assignments import exercise_numbers, question_blocks, question_configs
 from bookkit.expected_outputs import question_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,9 +132,8 @@ def built():
 
 
 def _autograded_questions(set_name: str) -> set[str]:
-    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
-    configs = re.findall(r"# BEGIN QUESTION\n(.*?)```", text, flags=re.DOTALL)
-    return {re.search(r"name: (\S+)", c).group(1) for c in configs if "manual: true" not in c}
+    """The names of the set's questions that are not graded by hand (its Otter configs)."""
+    return {c["name"] for c in question_configs(set_name) if not c["manual"]}
 
 
 def test_every_label_and_number_is_consistent():
@@ -146,6 +146,20 @@ def test_every_label_and_number_is_consistent():
     for label, number in numbers.items():
         assert re.search(rf"\| {re.escape(number)} \| {{numref}}`{re.escape(label)}`", page), \
             f"the Assignments page does not list {label} as question {number}"
+
+
+def test_question_configs_are_the_otter_blocks():
+    """A question config is an ``otter`` block opening with ``# BEGIN QUESTION`` (any fence
+    length); the same line in a code block or in prose is none; every set has configs."""
+    text = ("```otter\n# BEGIN QUESTION\nname: q1\npoints: 2\n```\n\n"
+            "```python\n# BEGIN QUESTION\nname: not_a_config\n```\n\n"
+            "Prose that quotes\n# BEGIN QUESTION\n\n"
+            "````otter\n# BEGIN QUESTION\nname: q2\nmanual: true\n````\n")
+    assert [yaml.safe_load(b) for b in question_blocks(text)] == [
+        {"name": "q1", "points": 2}, {"name": "q2", "manual": True}]
+    for set_name in SETS:
+        configs = question_configs(set_name)
+        assert configs and len({c["name"] for c in configs}) == len(configs), set_name
 
 
 @pytest.mark.parametrize("set_name", SETS)

@@ -5,13 +5,13 @@ and presets, the comparison's algorithm list, epsilon grid and task costs) must 
 entry, and an entry added at run time (a test-local one here) must show up in each of them.
 """
 import math
-import re
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bookkit import myst
 from dpolearn import BernoulliBandit, _algorithms, plotting, simulate
 from dpolearn._algorithms import ENTRIES, Entry
 from dpolearn._validation import as_row_param, check_epsilon, check_positive_int
@@ -191,8 +191,12 @@ def test_bad_input(call, error, match):
 def _contributing_example():
     """The two code blocks of CONTRIBUTING.md's "Adding an algorithm": the class, the entry."""
     text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    section = text.split("## Adding an algorithm", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    blocks, inside = [], False
+    for block in myst.read(text).blocks:
+        if isinstance(block, myst.Heading) and block.level <= 2:
+            inside = block.title.strip() == "Adding an algorithm"
+        elif inside and isinstance(block, myst.CodeBlock) and block.language == "python":
+            blocks.append("\n".join(block.body) + "\n")
     assert len(blocks) == 2, "the example is one class and one entry"
     return blocks
 

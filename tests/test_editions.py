@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import nbformat
 import pytest
 
-from bookkit import book, editions
+from bookkit import book, editions, myst
 from bookkit import notebook as m2n
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,28 +44,47 @@ def normalise(text: str) -> str:
 
 
 def _solution_fragments(source: str) -> list[str]:
-    """Code lines and plain-prose runs of one solution's source."""
-    fragments, in_code = [], False
-    for line in source.split("\n"):
-        stripped = line.strip()
-        if re.match(r"^(`{3,}|:{3,})", stripped):
-            in_code = stripped.startswith("```{code-cell")
-            continue
-        if re.match(r"^:[\w-]+:", stripped) or stripped.startswith("+++"):
-            continue
-        if in_code:
+    """Code lines and plain-prose runs of one solution's source (read by
+    :func:`bookkit.myst.read`: fences and directive options are no fragments, code cells and
+    code blocks give code lines, everything else prose)."""
+    fragments = []
+
+    def code(lines) -> None:
+        for line in lines:
+            stripped = line.strip()
             if len(stripped) >= MIN_CODE and not stripped.startswith("#"):
                 fragments.append(normalise(stripped))
-            continue
-        # inline math and inline code reach the HTML verbatim (MathJax reads \(...\))
-        for piece in re.findall(r"\$([^$]+)\$|`([^`]+)`", stripped):
-            piece = normalise(piece[0] or piece[1])
-            if len(piece) >= MIN_MATH:
-                fragments.append(piece)
-        for piece in PROSE_CUT.split(m2n.ROLE.sub(" ", stripped)):
-            piece = normalise(piece).strip(" ,.;:()")
-            if len(piece) >= MIN_PROSE and len(piece.split()) >= 5:
-                fragments.append(piece)
+
+    def prose(lines) -> None:
+        for line in lines:
+            stripped = line.strip()
+            # inline math and inline code reach the HTML verbatim (MathJax reads \(...\))
+            for piece in re.findall(r"\$([^$]+)\$|`([^`]+)`", stripped):
+                piece = normalise(piece[0] or piece[1])
+                if len(piece) >= MIN_MATH:
+                    fragments.append(piece)
+            for piece in PROSE_CUT.split(m2n.ROLE.sub(" ", stripped)):
+                piece = normalise(piece).strip(" ,.;:()")
+                if len(piece) >= MIN_PROSE and len(piece.split()) >= 5:
+                    fragments.append(piece)
+
+    def visit(blocks) -> None:
+        for block in blocks:
+            if isinstance(block, myst.CodeCell):
+                code(block.code.split("\n"))
+            elif isinstance(block, myst.CodeBlock):
+                code(block.body)
+            elif isinstance(block, myst.Directive):
+                if block.name in myst.LITERAL_BODIES:
+                    code(block.body)
+                else:
+                    visit(block.children)
+            elif isinstance(block, myst.Math):
+                prose(block.body if block.form == "directive" else block.source.split("\n"))
+            elif isinstance(block, (myst.Markdown, myst.Heading, myst.Label, myst.Comment)):
+                prose(block.source.split("\n"))
+
+    visit(myst.read(source).blocks)
     return fragments
 
 
@@ -250,7 +269,8 @@ def test_every_solution_is_found_and_searchable():
     openings = 0
     for md in editions._toc_chapters():
         text = md.read_text(encoding="utf-8")
-        openings += len(re.findall(r"^[`:]{3,}\{solution(?:-start)?\}", text, flags=re.M))
+        openings += sum(isinstance(b, myst.Directive) and b.name in ("solution", "solution-start")
+                        for b in myst.read(text).walk())
         assert not re.search(r"\{solution", editions.strip_solutions(text).text), md.name
     assert len(solutions) == openings > 0
     empty = [key for key, frs in fragments.items() if not frs]

@@ -204,14 +204,16 @@ def test_same_seed_same_board(user_module):
 def _chapter_namespace():
     """Execute the code cells of book/own_bandit.md that define its policies (not the ones
     that run experiments) in one namespace, as the chapter does."""
-    import re
     from pathlib import Path
 
+    from bookkit import myst
+
     text = (Path(__file__).resolve().parents[1] / "book" / "own_bandit.md").read_text()
-    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+    cells = [b for b in myst.read(text).walk() if isinstance(b, myst.CodeCell)]
+    assert cells, "own_bandit.md has no code cells"
     ns: dict = {}
     for cell in cells:
-        body = "\n".join(line for line in cell.splitlines() if not line.startswith(":tags:"))
+        body = cell.code           # without the cell's options (``:tags:``)
         if body.lstrip().startswith(("import", "class", "from")):
             exec(compile(body, "own_bandit.md", "exec"), ns)
     return ns

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from bookkit import myst
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "primer"
 
@@ -25,8 +27,11 @@ LEFTOVERS = [r"\{prf:", r"\{cite", r"\{ref\}", r"\{doc\}", r"\{eq\}", r"```\{", 
 
 
 def _theorem_titles(md: Path) -> list[str]:
-    titles = re.findall(r"^```\{prf:theorem\}[ \t]*(.+)$", md.read_text(encoding="utf-8"), re.M)
-    return [t.strip() for t in titles if "$" not in t]   # titles with math print as symbols
+    """The titles of the chapter's ``{prf:theorem}`` directives (the arguments of those that
+    have one), as :func:`bookkit.myst.read` reads the chapter."""
+    titles = [b.arg for b in myst.read(md.read_text(encoding="utf-8")).walk()
+              if isinstance(b, myst.Directive) and b.name == "prf:theorem" and b.arg]
+    return [t for t in titles if "$" not in t]   # titles with math print as symbols
 
 
 def _collapse(text: str) -> str:

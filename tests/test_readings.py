@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bookkit import myst
 from bookkit.book import is_notebook_source, toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,8 +28,6 @@ THIS_FILE = Path(__file__).resolve()
 #: A cited reading or erratum name; not preceded by a letter, digit or hyphen, so that
 #: "proof-reading-style" is not taken for a citation.
 CITED_NAME = re.compile(r"(?<![\w-])((?:reading|erratum)-[a-z0-9]+(?:-[a-z0-9]+)*)")
-#: A MyST target line: ``(label)=``.
-TARGET = re.compile(r"^\(([A-Za-z0-9_:.-]+)\)=\s*$", re.MULTILINE)
 #: A link to the notation page: {ref}`notation`, {ref}`text <notation>`, {doc}`notation`,
 #: {doc}`text <notation>` (also with a path), or a Markdown link to notation.md / #notation.
 NOTATION_LINK = re.compile(
@@ -49,9 +48,15 @@ INTERNAL_WORDING = re.compile(
 
 
 # ---------------------------------------------------------------------------- helpers
+def targets(text: str) -> list[str]:
+    """The MyST targets ``(label)=`` of a page, in order (as :func:`bookkit.myst.read` reads
+    the page: also those inside directives, none inside code)."""
+    return [b.name for b in myst.read(text).walk() if isinstance(b, myst.Label)]
+
+
 def defined_labels(text: str) -> set[str]:
     """Every MyST target ``(label)=`` of a page."""
-    return set(TARGET.findall(text))
+    return set(targets(text))
 
 
 def cited_names(text: str) -> set[str]:
@@ -110,7 +115,7 @@ def _appendix_labels() -> set[str]:
 # ---------------------------------------------------------------------------- the rules
 def test_every_appendix_entry_has_one_label_of_each_kind():
     text = READINGS.read_text(encoding="utf-8")
-    labels = TARGET.findall(text)
+    labels = targets(text)
     entries = [name for name in labels if name.startswith(("reading-", "erratum-"))]
     assert len(entries) == len(set(entries)), "a label of the appendix is defined twice"
     assert len(entries) >= 40, f"only {len(entries)} reading/erratum labels in the appendix"
@@ -156,8 +161,10 @@ def test_the_appendix_pages_are_in_the_toc():
     docs = toc_files()
     for page in ("book/notation", "book/glossary", "book/readings"):
         assert page in docs, f"{page} is not in _toc.yml"
-    text = (BOOK / "notation.md").read_text(encoding="utf-8")
-    assert text.startswith("(notation)=\n# Notation")
+    first, heading = myst.read((BOOK / "notation.md").read_text(encoding="utf-8")).blocks[:2]
+    assert isinstance(first, myst.Label) and first.name == "notation" and first.line == 1
+    assert isinstance(heading, myst.Heading) and heading.level == 1 and heading.line == 2
+    assert heading.title.startswith("Notation")
 
 
 @pytest.mark.parametrize("group", ["package", "book", "tests"])
@@ -185,6 +192,7 @@ def test_rules_catch_a_broken_example():
     docstring = ('"""Uses ``reading-known`` and ``reading-unknown`` (book appendix), and\n'
                  'erratum-typo-in-lemma; proof-reading-style is a word."""\n')
     assert defined_labels(page) == {"reading-known"}
+    assert defined_labels("```text\n(reading-shown)=\n```\n") == set()   # code defines none
     assert cited_names(docstring) == {"reading-known", "reading-unknown", "erratum-typo-in-lemma"}
     assert cited_names(docstring) - defined_labels(page) == {"reading-unknown",
                                                             "erratum-typo-in-lemma"}

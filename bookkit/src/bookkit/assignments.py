@@ -40,6 +40,7 @@ import jupytext
 import nbformat
 import yaml
 
+from . import myst
 from .book import ROOT, book_index  # the one numbering of the book
 from .expected_outputs import write_expected
 
@@ -77,13 +78,21 @@ def fill_exercise_references(text: str, numbers: dict[str, tuple[int, str]]) -> 
     return PLACEHOLDER.sub(replace, text)
 
 
-QUESTION_CONFIG = re.compile(r"# BEGIN QUESTION\n(.*?)```", re.DOTALL)
+QUESTION_CONFIG = "# BEGIN QUESTION"
+
+
+def question_blocks(text: str) -> list[str]:
+    """The YAML of every Otter question config of a set's source: the ```` ```otter ```` blocks
+    that open with ``# BEGIN QUESTION`` (as :func:`bookkit.myst.read` reads the source)."""
+    return ["\n".join(b.body[1:]) for b in myst.read(text).walk()
+            if isinstance(b, myst.CodeBlock) and b.language == "otter"
+            and b.body and b.body[0].strip() == QUESTION_CONFIG]
 
 
 def question_configs(set_name: str) -> list[dict]:
     """The Otter question configs of one set (name, points, manual), in order."""
     text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
-    configs = [yaml.safe_load(block) for block in QUESTION_CONFIG.findall(text)]
+    configs = [yaml.safe_load(block) for block in question_blocks(text)]
     return [{"name": c["name"], "points": c.get("points", 1), "manual": bool(c.get("manual"))}
             for c in configs]
 

@@ -25,20 +25,25 @@ from dpolearn.experiments import compare as cmp
 from dpolearn.experiments.primer import ucb1_bound
 from dpolearn.mechanisms import interval_mean as im
 
+from . import myst
 from .book import ROOT
 
 #: The sources of the problem sets (``<set>/<set>.md``).
 HERE = ROOT / "assignments"
-QUESTION = re.compile(r"^## Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}",
-                      re.MULTILINE)
+#: The title of a question's heading (``## Question 2.3 ✎ ({{exercise:<label>}})``).
+QUESTION = re.compile(r"Question (\d+\.\d+)[a-z]* .*\{\{exercise:([A-Za-z0-9_-]+)\}\}")
 
 
 def question_numbers() -> dict[str, str]:
-    """Map each exercise label to its question number ("2.3") in the set notebooks."""
+    """Map each exercise label to its question number ("2.3") in the set notebooks (the
+    second-level headings of their sources, as :func:`bookkit.myst.read` reads them)."""
     numbers: dict[str, str] = {}
     for source in sorted(HERE.glob("set*/set*.md")):
-        for number, label in QUESTION.findall(source.read_text()):
-            numbers.setdefault(label, number)
+        for block in myst.read(source.read_text()).walk():
+            match = isinstance(block, myst.Heading) and block.level == 2 \
+                and QUESTION.match(block.title)
+            if match:
+                numbers.setdefault(match.group(2), match.group(1))
     return numbers
 
 
