@@ -168,37 +168,46 @@ class _Play:
     def advance(self, block: Block) -> np.ndarray:
         """Play ``block`` until its end or the horizon; return which runs completed it."""
         rows, t0 = block.rows, self.t0[block.rows]
+        if block.round_robin:                           # pulls of each arm of the set, in turn
+            length = np.minimum(block.pulls, self.horizon + 1) * block.arms.sum(axis=1)
+        else:
+            length = block.pulls
+        played = np.minimum(length, self.horizon - t0)       # the horizon cuts the last block
         k = self.ck[None, :] - t0[:, None]             # rounds of the block at each checkpoint
         if block.round_robin:
-            act = block.arms
-            s = act.sum(axis=1)
-            length = np.minimum(block.pulls, self.horizon + 1) * s
-            played = np.minimum(length, self.horizon - t0)
-            # P[m]: regret of the first m pulls of a cycle over the set, G = P[s] of a cycle
-            g = np.where(act, self.gaps[rows], 0.0)
-            order = np.argsort(~act, axis=1, kind="stable")
-            P = np.concatenate([np.zeros((len(rows), 1)),
-                                np.cumsum(np.take_along_axis(g, order, 1), axis=1)], axis=1)
-            G = P[np.arange(len(rows)), s]
-            kk = np.clip(k, 0, None)
-            at_ck = self.reg0[rows, None] + (kk // s[:, None]) * G[:, None] \
-                + np.take_along_axis(P, kk % s[:, None], 1)
-            full, extra = played // s, played % s
-            rank = np.cumsum(act, axis=1)               # 1-based rank of each arm of the set
-            self.pulls[rows] += act * (full[:, None] + (rank <= extra[:, None]))
-            self.reg0[rows] += full * G + P[np.arange(len(rows)), extra]
+            at_ck = self._round_robin(rows, block.arms, k, played)
         else:
-            arm = block.arms
-            length = block.pulls
-            played = np.minimum(length, self.horizon - t0)
-            g = self.gaps[rows, arm]
-            at_ck = self.reg0[rows, None] + g[:, None] * k
-            self.pulls[rows, arm] += played
-            self.reg0[rows] += g * played
+            at_ck = self._commit(rows, block.arms, k, played)
         inside = (k >= 1) & (k <= played[:, None])
         self.regret[rows] = np.where(inside, at_ck, self.regret[rows])
         self.t0[rows] += played
         return played == length
+
+    def _commit(self, rows, arm, k, played):
+        """One arm for ``played`` rounds: pulls, regret; the regret after k rounds of it."""
+        g = self.gaps[rows, arm]
+        self.pulls[rows, arm] += played
+        at_ck = self.reg0[rows, None] + g[:, None] * k
+        self.reg0[rows] += g * played
+        return at_ck
+
+    def _round_robin(self, rows, act, k, played):
+        """The arms of ``act`` in turn, lowest index first, for ``played`` rounds (as _commit)."""
+        s = act.sum(axis=1)
+        # P[m]: regret of the first m pulls of a cycle over the set; G = P[s], a whole cycle
+        g = np.where(act, self.gaps[rows], 0.0)
+        order = np.argsort(~act, axis=1, kind="stable")
+        P = np.concatenate([np.zeros((len(rows), 1)),
+                            np.cumsum(np.take_along_axis(g, order, 1), axis=1)], axis=1)
+        G = P[np.arange(len(rows)), s]
+        kk = np.clip(k, 0, None)
+        at_ck = self.reg0[rows, None] + (kk // s[:, None]) * G[:, None] \
+            + np.take_along_axis(P, kk % s[:, None], 1)
+        full, extra = played // s, played % s
+        rank = np.cumsum(act, axis=1)                   # 1-based rank of each arm of the set
+        self.pulls[rows] += act * (full[:, None] + (rank <= extra[:, None]))
+        self.reg0[rows] += full * G + P[np.arange(len(rows)), extra]
+        return at_ck
 
     def draw(self, block: Block) -> np.ndarray:
         """The sums of a completed ``block``, drawn from the environment's block draws."""

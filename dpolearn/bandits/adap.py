@@ -114,7 +114,7 @@ class _AdaP(BlockPolicy):
     # ---- a whole episode at a time (dpolearn.simulate.play_blocks) --------------------------
     def propose(self, rows, t):
         """Episodes starting at rounds ``t``: commit to A_l = argmax I_a(t_l) for N_A pulls."""
-        self._start_episodes(rows, t)                                 # t_l = t
+        self._start_episodes(rows, t_l=t)
         return Block(rows, self.arm_[rows], self._len[rows])
 
     def observe(self, block, sums):
