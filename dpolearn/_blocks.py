@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_positive_int, show
+from ._validation import check_bool, check_positive_int, show
 from .policy import Policy
 
 __all__ = ["UNTIL_HORIZON", "Block", "BlockPolicy", "play_blocks"]
@@ -59,6 +59,23 @@ class Block:
     pulls: np.ndarray
     resampled: bool = False
 
+    def __post_init__(self):
+        rows, arms, pulls = (np.asarray(a) for a in (self.rows, self.arms, self.pulls))
+        for name, value in (("rows", rows), ("arms", arms), ("pulls", pulls)):
+            if value.dtype.kind not in "iu" and not (name == "arms" and value.dtype == bool):
+                raise TypeError(f"Block {name} must be integers{' or booleans' * (name == 'arms')}"
+                                f", got {show(self.__getattribute__(name))}")
+        n = rows.shape[0] if rows.ndim == 1 else -1
+        if n < 0 or pulls.shape != (n,) or arms.shape[:1] != (n,) \
+                or arms.ndim != (2 if arms.dtype == bool else 1):
+            raise ValueError(f"Block needs rows of shape (n,), arms of shape (n,) (integers) or "
+                             f"(n, K) (booleans) and pulls of shape (n,), got shapes {rows.shape}, "
+                             f"{arms.shape} and {pulls.shape}")
+        if np.any(pulls < 1) or (arms.ndim == 2 and not arms.any(axis=1).all()):
+            raise ValueError(f"Block pulls must be >= 1 and every set of arms non-empty, got "
+                             f"pulls {show(self.pulls)} and arms {show(self.arms)}")
+        check_bool("resampled", self.resampled)
+
     @property
     def round_robin(self) -> bool:
         """Whether each run plays a set of arms in turn (else it commits to one arm)."""
@@ -79,8 +96,8 @@ class BlockPolicy(Policy):
     Attributes
     ----------
     initial_round_robin : bool
-        Whether rounds 1..K pull arm t - 1 in round t, each observed as a block of one pull
-        (AdaP's initialisation), before the first proposed block.
+        Bandits: whether rounds 1..K pull arm t - 1 in round t, each observed as a block of one
+        pull (AdaP's initialisation), before the first proposed block.
     """
 
     initial_round_robin: bool = False
@@ -130,6 +147,7 @@ def play_blocks(policy: BlockPolicy, env, horizon: int, checkpoints, n_runs: int
         for arm in range(min(env.n_arms, horizon)):
             block = Block(every_run, np.full(n_runs, arm), np.ones(n_runs, dtype=np.int64))
             play.advance(block)
+            # n = 1 (a scalar): the single reward of the round
             policy.observe(block, env.block_sums(every_run, block.arms, 1).astype(float))
     live = play.t0 < horizon
     while live.any():
@@ -169,13 +187,14 @@ class _Play:
         """Play ``block`` until its end or the horizon; return which runs completed it."""
         rows, t0 = block.rows, self.t0[block.rows]
         if block.round_robin:                           # pulls of each arm of the set, in turn
-            length = np.minimum(block.pulls, self.horizon + 1) * block.arms.sum(axis=1)
+            s = block.arms.sum(axis=1)
+            length = np.minimum(block.pulls, self.horizon + 1) * s
         else:
             length = block.pulls
         played = np.minimum(length, self.horizon - t0)       # the horizon cuts the last block
         k = self.ck[None, :] - t0[:, None]             # rounds of the block at each checkpoint
         if block.round_robin:
-            at_ck = self._round_robin(rows, block.arms, k, played)
+            at_ck = self._round_robin(rows, block.arms, s, k, played)
         else:
             at_ck = self._commit(rows, block.arms, k, played)
         inside = (k >= 1) & (k <= played[:, None])
@@ -191,9 +210,8 @@ class _Play:
         self.reg0[rows] += g * played
         return at_ck
 
-    def _round_robin(self, rows, act, k, played):
-        """The arms of ``act`` in turn, lowest index first, for ``played`` rounds (as _commit)."""
-        s = act.sum(axis=1)
+    def _round_robin(self, rows, act, s, k, played):
+        """The ``s`` arms of ``act`` in turn, lowest index first, for ``played`` rounds."""
         # P[m]: regret of the first m pulls of a cycle over the set; G = P[s], a whole cycle
         g = np.where(act, self.gaps[rows], 0.0)
         order = np.argsort(~act, axis=1, kind="stable")
