@@ -60,20 +60,24 @@ class Block:
     resampled: bool = False
 
     def __post_init__(self):
-        rows, arms, pulls = (np.asarray(a) for a in (self.rows, self.arms, self.pulls))
-        for name, value in (("rows", rows), ("arms", arms), ("pulls", pulls)):
+        for name in ("rows", "arms", "pulls"):
+            value = getattr(self, name)
+            if not isinstance(value, np.ndarray):
+                value = np.asarray(value)
+                object.__setattr__(self, name, value)
             if value.dtype.kind not in "iu" and not (name == "arms" and value.dtype == bool):
                 raise TypeError(f"Block {name} must be integers{' or booleans' * (name == 'arms')}"
-                                f", got {show(self.__getattribute__(name))}")
+                                f", got {show(value)}")
+        rows, arms, pulls = self.rows, self.arms, self.pulls
         n = rows.shape[0] if rows.ndim == 1 else -1
         if n < 0 or pulls.shape != (n,) or arms.shape[:1] != (n,) \
                 or arms.ndim != (2 if arms.dtype == bool else 1):
             raise ValueError(f"Block needs rows of shape (n,), arms of shape (n,) (integers) or "
                              f"(n, K) (booleans) and pulls of shape (n,), got shapes {rows.shape}, "
                              f"{arms.shape} and {pulls.shape}")
-        if np.any(pulls < 1) or (arms.ndim == 2 and not arms.any(axis=1).all()):
+        if n and (pulls.min() < 1 or (arms.ndim == 2 and not arms.any(axis=1).all())):
             raise ValueError(f"Block pulls must be >= 1 and every set of arms non-empty, got "
-                             f"pulls {show(self.pulls)} and arms {show(self.arms)}")
+                             f"pulls {show(pulls)} and arms {show(arms)}")
         check_bool("resampled", self.resampled)
 
     @property
@@ -83,6 +87,8 @@ class Block:
 
     def part(self, mask: np.ndarray) -> Block:
         """The block of the runs selected by the boolean ``mask`` (shape (n,))."""
+        if mask.all():
+            return self
         return Block(self.rows[mask], self.arms[mask], self.pulls[mask], self.resampled)
 
 
@@ -166,7 +172,7 @@ def _check_block(block, rows, policy) -> None:
     if not isinstance(block, Block):
         raise TypeError(f"{type(policy).__name__}.propose must return a Block, "
                         f"got {show(block)}")
-    if not np.array_equal(block.rows, rows):
+    if block.rows is not rows and not np.array_equal(block.rows, rows):
         raise ValueError(f"{type(policy).__name__}.propose must return a block of the runs "
                          f"{show(rows)}, got rows {show(block.rows)}")
 
@@ -185,57 +191,67 @@ class _Play:
 
     def advance(self, block: Block) -> np.ndarray:
         """Play ``block`` until its end or the horizon; return which runs completed it."""
-        rows, t0 = block.rows, self.t0[block.rows]
+        rows = block.rows
+        at = slice(None) if len(rows) == len(self.t0) else rows       # every run: no copies
+        t0 = self.t0[at]
         if block.round_robin:                           # pulls of each arm of the set, in turn
             s = block.arms.sum(axis=1)
             length = np.minimum(block.pulls, self.horizon + 1) * s
         else:
             length = block.pulls
         played = np.minimum(length, self.horizon - t0)       # the horizon cuts the last block
-        k = self.ck[None, :] - t0[:, None]             # rounds of the block at each checkpoint
+        # the checkpoints lo..hi-1 that some of the blocks contain, and each block's rounds there
+        first, end = t0.min(), (t0 + played).max()
+        lo, hi = np.searchsorted(self.ck, [first, end], side="right")
+        lockstep = first == t0.max() and end == first + played.min()     # one block for all
+        k = (self.ck[None, lo:hi] - first) if lockstep else (self.ck[None, lo:hi] - t0[:, None])
         if block.round_robin:
-            at_ck = self._round_robin(rows, block.arms, s, k, played)
+            at_ck = self._round_robin(rows, at, block.arms, s, k, played)
         else:
-            at_ck = self._commit(rows, block.arms, k, played)
-        inside = (k >= 1) & (k <= played[:, None])
-        self.regret[rows] = np.where(inside, at_ck, self.regret[rows])
-        self.t0[rows] += played
+            at_ck = self._commit(rows, at, block.arms, k, played)
+        if lockstep:                                    # every block contains lo..hi-1
+            self.regret[at, lo:hi] = at_ck
+        else:
+            inside = (k >= 1) & (k <= played[:, None])
+            self.regret[at, lo:hi] = np.where(inside, at_ck, self.regret[at, lo:hi])
+        self.t0[at] += played
         return played == length
 
-    def _commit(self, rows, arm, k, played):
-        """One arm for ``played`` rounds: pulls, regret; the regret after k rounds of it."""
+    def _commit(self, rows, at, arm, k, played):
+        """One arm for ``played`` rounds: pulls, regret; the regret after k rounds of it.
+        (``at``: ``rows``, or a slice of every run.)"""
         g = self.gaps[rows, arm]
         self.pulls[rows, arm] += played
-        at_ck = self.reg0[rows, None] + g[:, None] * k
-        self.reg0[rows] += g * played
+        at_ck = self.reg0[at, None] + g[:, None] * k
+        self.reg0[at] += g * played
         return at_ck
 
-    def _round_robin(self, rows, act, s, k, played):
+    def _round_robin(self, rows, at, act, s, k, played):
         """The ``s`` arms of ``act`` in turn, lowest index first, for ``played`` rounds."""
         # P[m]: regret of the first m pulls of a cycle over the set; G = P[s], a whole cycle
-        g = np.where(act, self.gaps[rows], 0.0)
+        g = np.where(act, self.gaps[at], 0.0)
         order = np.argsort(~act, axis=1, kind="stable")
         P = np.concatenate([np.zeros((len(rows), 1)),
                             np.cumsum(np.take_along_axis(g, order, 1), axis=1)], axis=1)
         G = P[np.arange(len(rows)), s]
         kk = np.clip(k, 0, None)
-        at_ck = self.reg0[rows, None] + (kk // s[:, None]) * G[:, None] \
+        at_ck = self.reg0[at, None] + (kk // s[:, None]) * G[:, None] \
             + np.take_along_axis(P, kk % s[:, None], 1)
         full, extra = played // s, played % s
         rank = np.cumsum(act, axis=1)                   # 1-based rank of each arm of the set
-        self.pulls[rows] += act * (full[:, None] + (rank <= extra[:, None]))
-        self.reg0[rows] += full * G + P[np.arange(len(rows)), extra]
+        self.pulls[at] += act * (full[:, None] + (rank <= extra[:, None]))
+        self.reg0[at] += full * G + P[np.arange(len(rows)), extra]
         return at_ck
 
     def draw(self, block: Block) -> np.ndarray:
         """The sums of a completed ``block``, drawn from the environment's block draws."""
         if self.full_information:
-            n = np.unique(block.pulls)
-            if len(block.rows) != len(self.t0) or len(n) != 1:
+            n = block.pulls[0]
+            if len(block.rows) != len(self.t0) or np.any(block.pulls != n):
                 raise ValueError(f"full-information blocks must cover every run with one "
                                  f"length, got rows {show(block.rows)} and pulls "
                                  f"{show(block.pulls)}")
-            return self.env.loss_block_sums(int(n[0]), resampled=block.resampled)
+            return self.env.loss_block_sums(int(n), resampled=block.resampled)
         if block.round_robin:
             # one draw per (run, arm), in or out of the set; arms outside the set count 0
             every_arm = np.arange(self.env.n_arms)[None, :]
