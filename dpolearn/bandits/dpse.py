@@ -173,7 +173,8 @@ class DPSE(BlockPolicy):
 
     # ---- a whole epoch at a time (dpolearn.simulate.play_blocks) ----------------------------
     def propose(self, rows, t):
-        """Epoch e: every arm of S, R_e times in turn; once one arm is left, it until the end."""
+        """Epoch e: every arm of S, R_e times in turn; once one arm is left, that arm until the
+        horizon."""
         R = np.where(self.n_active_[rows] > 1, self.epoch_length_[rows], UNTIL_HORIZON)
         return Block(rows, self.active_[rows], R)
 
