@@ -60,15 +60,15 @@ class Block:
     resampled: bool = False
 
     def __post_init__(self):
-        for name in ("rows", "arms", "pulls"):
-            value = getattr(self, name)
-            if not isinstance(value, np.ndarray):
-                value = np.asarray(value)
-                object.__setattr__(self, name, value)
+        rows, arms, pulls = (a if isinstance(a, np.ndarray) else np.asarray(a)
+                             for a in (self.rows, self.arms, self.pulls))
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "arms", arms)
+        object.__setattr__(self, "pulls", pulls)
+        for name, value in (("rows", rows), ("arms", arms), ("pulls", pulls)):
             if value.dtype.kind not in "iu" and not (name == "arms" and value.dtype == bool):
                 raise TypeError(f"Block {name} must be integers{' or booleans' * (name == 'arms')}"
                                 f", got {show(value)}")
-        rows, arms, pulls = self.rows, self.arms, self.pulls
         n = rows.shape[0] if rows.ndim == 1 else -1
         if n < 0 or pulls.shape != (n,) or arms.shape[:1] != (n,) \
                 or arms.ndim != (2 if arms.dtype == bool else 1):
@@ -136,7 +136,8 @@ def play_blocks(policy: BlockPolicy, env, horizon: int, checkpoints, n_runs: int
     and the regret of the checkpoints it contains are recorded; and a block played to its end
     is drawn from the environment and observed by the policy (as the round-by-round update of
     its last round would close it). The runs whose blocks complete together are drawn in one
-    call, in the order of their rows.
+    call, in the order of their rows. Once every run has reached the horizon, nothing is drawn:
+    no decision is left to read the last blocks' sums.
 
     Returns ``(regret, pulls)``: the pseudo-regret at ``checkpoints``, shape (n_runs,
     n_checkpoints), and the pulls of each arm, shape (n_runs, K).
@@ -153,18 +154,20 @@ def play_blocks(policy: BlockPolicy, env, horizon: int, checkpoints, n_runs: int
         for arm in range(min(env.n_arms, horizon)):
             block = Block(every_run, np.full(n_runs, arm), np.ones(n_runs, dtype=np.int64))
             play.advance(block)
-            # n = 1 (a scalar): the single reward of the round
-            policy.observe(block, env.block_sums(every_run, block.arms, 1).astype(float))
+            if arm + 1 < horizon:                      # n = 1 (a scalar): the round's reward
+                policy.observe(block, env.block_sums(every_run, block.arms, 1).astype(float))
     live = play.t0 < horizon
-    while live.any():
+    going = live.any()
+    while going:
         rows = np.flatnonzero(live)
         block = policy.propose(rows, play.t0[rows] + 1)
         _check_block(block, rows, policy)
         complete = play.advance(block)
-        if complete.any():
+        live = play.t0 < horizon
+        going = live.any()
+        if going and complete.any():                   # else no later decision reads them
             done = block.part(complete)
             policy.observe(done, play.draw(done))
-        live = play.t0 < horizon
     return play.regret, play.pulls
 
 
@@ -193,6 +196,10 @@ class _Play:
         """Play ``block`` until its end or the horizon; return which runs completed it."""
         rows = block.rows
         at = slice(None) if len(rows) == len(self.t0) else rows       # every run: no copies
+        if self.full_information and (len(rows) != len(self.t0)
+                                      or (block.pulls != block.pulls[0]).any()):
+            raise ValueError(f"full-information blocks must cover every run with one length, "
+                             f"got rows {show(rows)} and pulls {show(block.pulls)}")
         t0 = self.t0[at]
         if block.round_robin:                           # pulls of each arm of the set, in turn
             s = block.arms.sum(axis=1)
@@ -200,10 +207,12 @@ class _Play:
         else:
             length = block.pulls
         played = np.minimum(length, self.horizon - t0)       # the horizon cuts the last block
-        # the checkpoints lo..hi-1 that some of the blocks contain, and each block's rounds there
-        first, end = t0.min(), (t0 + played).max()
+        ends = t0 + played
+        # the checkpoints lo..hi-1 that some of the blocks contain, and each block's rounds there;
+        # in lockstep (always for full information) every block contains all of them
+        first, end = t0.min(), ends.max()
         lo, hi = np.searchsorted(self.ck, [first, end], side="right")
-        lockstep = first == t0.max() and end == first + played.min()     # one block for all
+        lockstep = self.full_information or (first == t0.max() and end == ends.min())
         k = (self.ck[None, lo:hi] - first) if lockstep else (self.ck[None, lo:hi] - t0[:, None])
         if block.round_robin:
             at_ck = self._round_robin(rows, at, block.arms, s, k, played)
@@ -211,10 +220,10 @@ class _Play:
             at_ck = self._commit(rows, at, block.arms, k, played)
         if lockstep:                                    # every block contains lo..hi-1
             self.regret[at, lo:hi] = at_ck
-        else:
+        elif hi > lo:
             inside = (k >= 1) & (k <= played[:, None])
             self.regret[at, lo:hi] = np.where(inside, at_ck, self.regret[at, lo:hi])
-        self.t0[at] += played
+        self.t0[at] = ends
         return played == length
 
     def _commit(self, rows, at, arm, k, played):
@@ -245,13 +254,8 @@ class _Play:
 
     def draw(self, block: Block) -> np.ndarray:
         """The sums of a completed ``block``, drawn from the environment's block draws."""
-        if self.full_information:
-            n = block.pulls[0]
-            if len(block.rows) != len(self.t0) or np.any(block.pulls != n):
-                raise ValueError(f"full-information blocks must cover every run with one "
-                                 f"length, got rows {show(block.rows)} and pulls "
-                                 f"{show(block.pulls)}")
-            return self.env.loss_block_sums(int(n), resampled=block.resampled)
+        if self.full_information:                       # every run, one length (advance)
+            return self.env.loss_block_sums(int(block.pulls[0]), resampled=block.resampled)
         if block.round_robin:
             # one draw per (run, arm), in or out of the set; arms outside the set count 0
             every_arm = np.arange(self.env.n_arms)[None, :]

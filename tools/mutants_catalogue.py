@@ -221,8 +221,8 @@ MUTANTS = [
          "new": "played = length"},
     {"id": "blocks-next-block-early", "file": "dpolearn/_blocks.py",
          "description": "block play starts the next block one round early",
-         "old": "self.t0[at] += played",
-         "new": "self.t0[at] += np.maximum(played - 1, 1)"},
+         "old": "self.t0[at] = ends",
+         "new": "self.t0[at] = t0 + np.maximum(played - 1, 1)"},
     {"id": "blocks-commit-checkpoint-offbyone", "file": "dpolearn/_blocks.py",
          "description": "block play: regret inside a committed block (AdaP, RNM-FTNL) off by "
                         "one round",
