@@ -60,15 +60,15 @@ class Block:
     resampled: bool = False
 
     def __post_init__(self):
-        rows, arms, pulls = (a if isinstance(a, np.ndarray) else np.asarray(a)
-                             for a in (self.rows, self.arms, self.pulls))
-        object.__setattr__(self, "rows", rows)
-        object.__setattr__(self, "arms", arms)
-        object.__setattr__(self, "pulls", pulls)
-        for name, value in (("rows", rows), ("arms", arms), ("pulls", pulls)):
+        for name in ("rows", "arms", "pulls"):
+            value = getattr(self, name)
+            if not isinstance(value, np.ndarray):
+                value = np.asarray(value)
+                object.__setattr__(self, name, value)
             if value.dtype.kind not in "iu" and not (name == "arms" and value.dtype == bool):
                 raise TypeError(f"Block {name} must be integers{' or booleans' * (name == 'arms')}"
                                 f", got {show(value)}")
+        rows, arms, pulls = self.rows, self.arms, self.pulls
         n = rows.shape[0] if rows.ndim == 1 else -1
         if n < 0 or pulls.shape != (n,) or arms.shape[:1] != (n,) \
                 or arms.ndim != (2 if arms.dtype == bool else 1):
@@ -213,11 +213,14 @@ class _Play:
         first, end = t0.min(), ends.max()
         lo, hi = np.searchsorted(self.ck, [first, end], side="right")
         lockstep = self.full_information or (first == t0.max() and end == ends.min())
-        k = (self.ck[None, lo:hi] - first) if lockstep else (self.ck[None, lo:hi] - t0[:, None])
-        if block.round_robin:
-            at_ck = self._round_robin(rows, at, block.arms, s, k, played)
+        if lockstep:                                    # one start, one length: scalars
+            k, n = self.ck[None, lo:hi] - first, end - first
         else:
-            at_ck = self._commit(rows, at, block.arms, k, played)
+            k, n = self.ck[None, lo:hi] - t0[:, None], played
+        if block.round_robin:
+            at_ck = self._round_robin(rows, at, block.arms, s, k, n)
+        else:
+            at_ck = self._commit(rows, at, block.arms, k, n)
         if lockstep:                                    # every block contains lo..hi-1
             self.regret[at, lo:hi] = at_ck
         elif hi > lo:
