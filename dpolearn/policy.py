@@ -58,11 +58,9 @@ class Policy:
 
     Notes
     -----
-    A policy whose decisions are fixed over whole blocks of rounds may also define
-    ``simulate_fast(env, horizon, checkpoints, n_runs, progress) -> (regret, pulls)``. The
-    simulator calls it (after :meth:`reset`) only on environments with ``has_block_sums``, and
-    the method draws rewards through the environment's public block draws
-    (``block_sums`` or ``loss_block_sums``, see :mod:`dpolearn.envs`).
+    A policy whose decisions are fixed over whole blocks of rounds derives from
+    :class:`dpolearn.simulate.BlockPolicy` instead and also proposes and observes whole blocks;
+    the simulator then plays it a block at a time on environments with ``has_block_sums``.
 
     Examples
     --------

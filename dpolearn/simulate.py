@@ -2,7 +2,9 @@
 
 ``simulate`` plays ``n_runs`` independent runs of a policy against an environment for
 ``horizon`` rounds, all runs advanced together by one Python step per round, and records the
-pseudo-regret at checkpoints.
+pseudo-regret at checkpoints. A :class:`BlockPolicy` (decisions fixed over blocks of rounds) is
+played a whole block at a time by :func:`play_blocks` where the environment offers exact block
+draws; that loop and its :class:`Block` live in :mod:`dpolearn._blocks` and are public here.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._blocks import UNTIL_HORIZON, Block, BlockPolicy, play_blocks
 from ._validation import (
     as_seed_sequence,
     check_bool,
@@ -27,7 +30,8 @@ from ._validation import (
 from .accounting import NotPrivate
 from .policy import Policy, PrivacyAssumptionWarning
 
-__all__ = ["Result", "make_checkpoints", "simulate"]
+__all__ = ["UNTIL_HORIZON", "Block", "BlockPolicy", "Result", "make_checkpoints", "play_blocks",
+           "simulate"]
 
 
 def make_checkpoints(horizon: int, points: str | int | Sequence[int] | None = "log",
@@ -209,9 +213,9 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
         Show a ``tqdm`` progress bar. Default: on for long runs, unless the environment
         variable ``DPOLEARN_PROGRESS=0`` is set.
     block_updates : bool
-        Let a policy with a block path (``simulate_fast``) advance whole blocks of rounds when
-        the environment offers exact block draws (default). ``False`` forces the round-by-round
-        loop, e.g. to check a block path against it.
+        Play a :class:`BlockPolicy` a whole block at a time (:func:`play_blocks`) when the
+        environment offers exact block draws (default). ``False`` forces the round-by-round
+        loop, e.g. to check the block path against it.
 
     Returns
     -------
@@ -254,9 +258,8 @@ def simulate(policy: Policy, env, horizon: int, n_runs: int = 1, seed: Any = 0, 
     policy.reset(n_runs, env.n_arms, policy_rng)
 
     start = time.perf_counter()
-    fast = getattr(policy, "simulate_fast", None)
-    if fast is not None and block_updates and _declared(env, "has_block_sums"):
-        regret, pulls = fast(env, horizon, ck, n_runs, show_bar)
+    if block_updates and isinstance(policy, BlockPolicy) and _declared(env, "has_block_sums"):
+        regret, pulls = play_blocks(policy, env, horizon, ck, n_runs)
     elif env.feedback == "bandit":
         regret, pulls = _loop_bandit(policy, env, horizon, ck, n_runs, show_bar)
     else:

@@ -19,6 +19,7 @@ import pytest
 from dpolearn import simulate
 from dpolearn.bandits import DPSE, AdaPKLUCB, AdaPUCB
 from dpolearn.fullinfo import RNMFTNL
+from dpolearn.simulate import UNTIL_HORIZON, Block, BlockPolicy
 
 
 class StackBandit:
@@ -191,3 +192,129 @@ def test_rnm_ftnl_epoch_path_equals_round_by_round(first_action, noise):
         np.testing.assert_array_equal(fast.regret, slow.regret, err_msg=f"T={horizon}")
     # teeth: the runs must not all play the same actions
     assert len({tuple(row) for row in fast.pulls}) > 1
+
+
+def _recording(cls):
+    """``cls`` logging every evaluation of its index: (rounds t_l, index of every arm)."""
+
+    class Recording(cls):
+        def _index(self, mu_tilde, n, eps, t_l):
+            out = super()._index(mu_tilde, n, eps, t_l)
+            rounds = np.broadcast_to(np.asarray(t_l, dtype=float), (len(out), 1))[:, 0]
+            self.__dict__.setdefault("log", []).append((rounds.copy(), out.copy()))
+            return out
+
+    return Recording
+
+
+@pytest.mark.parametrize("cls", [AdaPUCB, AdaPKLUCB])
+@pytest.mark.parametrize("epsilon", [0.5, 50.0])
+def test_adap_block_path_starts_episodes_at_the_same_rounds_with_the_same_indices(cls, epsilon):
+    """Each episode's index I_a(t_l) is evaluated at the episode's first round t_l.
+
+    The arm choices alone can hide a wrong t_l (an index evaluated one round early often picks
+    the same arm), so both paths log every index they evaluate: the rounds t_l and the values
+    of every arm must be identical, episode by episode.
+    """
+    for run in range(3):
+        horizon = 1200 + 131 * run
+        stack = _stacks(1, horizon, seed=300 + run)
+        logs = []
+        for block_updates in (True, False):
+            policy = _recording(cls)(epsilon=epsilon)
+            simulate(policy, StackBandit(MEANS, stack), horizon, 1, run, checkpoints=[horizon],
+                     progress=False, block_updates=block_updates)
+            logs.append(policy.log)
+        fast, slow = logs
+        rounds = [int(t[0]) for t, _ in slow]
+        assert [int(t[0]) for t, _ in fast] == rounds, f"{cls.__name__}, run {run}"
+        for (_, a), (_, b), t_l in zip(fast, slow, rounds):
+            np.testing.assert_array_equal(a, b, err_msg=f"{cls.__name__}, run {run}, t_l={t_l}")
+        # teeth: many episodes, the first right after the initial round robin
+        assert len(rounds) > 10 and rounds[0] == len(MEANS) + 1
+
+
+class ExploreThenCommit(BlockPolicy):
+    """A policy written for the block protocol: m rounds of round robin, then the best arm.
+
+    Round by round: round t <= m K pulls arm (t - 1) mod K; later rounds the arm with the
+    largest exploration sum (lowest index on ties). As blocks: one round robin of m pulls per
+    arm, then a committed arm until the horizon.
+    """
+
+    label = "ETC"
+
+    def __init__(self, m):
+        self.m = m
+
+    def reset(self, n_runs, n_arms, rng):
+        self.n_runs, self.n_arms = n_runs, n_arms
+        self.sums = np.zeros((n_runs, n_arms))
+        self.best = np.zeros(n_runs, dtype=np.int64)
+
+    def select(self, t):
+        if t <= self.m * self.n_arms:
+            return np.full(self.n_runs, (t - 1) % self.n_arms)
+        return self.best
+
+    def update(self, t, arms, rewards):
+        if t <= self.m * self.n_arms:
+            self.sums[np.arange(self.n_runs), arms] += rewards
+            if t == self.m * self.n_arms:
+                self.best = np.argmax(self.sums, axis=1)
+
+    def propose(self, rows, t):
+        if t[0] == 1:
+            every_arm = np.ones((len(rows), self.n_arms), dtype=bool)
+            return Block(rows, every_arm, np.full(len(rows), self.m))
+        return Block(rows, self.best[rows], np.full(len(rows), UNTIL_HORIZON))
+
+    def observe(self, block, sums):
+        self.sums[block.rows] = sums
+        self.best[block.rows] = np.argmax(sums, axis=1)
+
+
+def test_a_policy_written_for_the_block_protocol_is_played_in_blocks():
+    """simulate recognises the protocol, and the loop's round robin, commitment until the
+    horizon and truncation agree with the policy's own round-by-round play."""
+    stack = _stacks(1, 400, seed=17)
+    calls = []
+
+    class Counting(ExploreThenCommit):
+        def propose(self, rows, t):
+            calls.append(int(t[0]))
+            return super().propose(rows, t)
+
+    for m, horizon in ((5, 400), (30, 119), (30, 120), (30, 121), (1, 3)):
+        fast, slow = _both_paths(lambda m=m: Counting(m), lambda: StackBandit(MEANS, stack),
+                                 horizon, seed=0)
+        _assert_identical(fast, slow, f"ETC m={m}, T={horizon}")
+    assert calls[:2] == [1, 21]               # played in blocks: the exploration, then one arm
+
+
+def test_block_play_refuses_a_wrong_proposal():
+    env = StackBandit(MEANS, _stacks(2, 50, seed=1))
+
+    class NotABlock(ExploreThenCommit):
+        def propose(self, rows, t):
+            return rows
+
+    class OtherRuns(ExploreThenCommit):
+        def propose(self, rows, t):
+            return super().propose(rows[:1], t[:1])
+
+    for cls, exc, match in ((NotABlock, TypeError, "must return a Block"),
+                            (OtherRuns, ValueError, "must return a block of the runs")):
+        with pytest.raises(exc, match=match):
+            simulate(cls(2), env, 50, 2, 0, progress=False)
+
+
+def test_full_information_blocks_must_cover_every_run_with_one_length():
+    class Staggered(RNMFTNL):
+        def propose(self, rows, t):
+            block = super().propose(rows, t)
+            return Block(block.rows, block.arms, block.pulls + np.arange(len(rows)))
+
+    with pytest.raises(ValueError, match="every run with one length"):
+        simulate(Staggered(epsilon=1.0), StackExperts(MEANS, np.zeros((3, 20, 4))), 20, 3, 0,
+                 progress=False)

@@ -27,6 +27,7 @@ from dpolearn import (
 )
 from dpolearn import mechanisms as mech
 from dpolearn.fullinfo import epoch_sim
+from dpolearn.simulate import Block, BlockPolicy, play_blocks
 
 
 # --------------------------------------------------------------------------- the public names
@@ -150,6 +151,30 @@ CASES = {
         (lambda: dpl.make_checkpoints(10, []), ValueError, "checkpoints"),
         (lambda: dpl.make_checkpoints(10, ["1", "2"]), TypeError, "checkpoints"),
         (lambda: dpl.make_checkpoints(0), ValueError, "horizon must be >= 1, got 0"),
+    ],
+    "dpolearn.simulate.Block": [
+        (lambda: Block(np.arange(2), np.array([0.5, 1.0]), np.ones(2, int)),
+         TypeError, r"Block arms must be integers or booleans, got array\(\[0.5, 1. \]\)"),
+        (lambda: Block(np.arange(2), np.zeros(3, int), np.ones(2, int)),
+         ValueError, r"got shapes \(2,\), \(3,\) and \(2,\)"),
+        (lambda: Block(np.arange(2), np.zeros(2, int), np.array([1, 0])),
+         ValueError, r"pulls must be >= 1 .*got pulls array\(\[1, 0\]\)"),
+        (lambda: Block(np.arange(1), np.zeros((1, 2), bool), np.ones(1, int)),
+         ValueError, "every set of arms non-empty"),
+        (lambda: Block(np.arange(1), np.zeros(1, int), np.ones(1, int), "no"),
+         TypeError, "resampled must be True or False, got 'no'"),
+    ],
+    "dpolearn.simulate.BlockPolicy": [
+        (lambda: BlockPolicy().check_horizon(0), ValueError,
+         "horizon must be >= 1, got 0"),
+    ],
+    "dpolearn.simulate.play_blocks": [
+        (lambda: play_blocks(dpl.UCB1(), _bandit(), 10, [10], 1), TypeError,
+         "policy must be a BlockPolicy, got UCB1"),
+        (lambda: play_blocks(bandits.AdaPUCB(epsilon=1), dpl.GaussianBandit(
+            [0.5, 0.4]), 10, [10], 1), TypeError, "env must offer exact block draws"),
+        (lambda: play_blocks(bandits.AdaPUCB(epsilon=1), _bandit(), 10, [10], 0),
+         ValueError, "n_runs must be >= 1, got 0"),
     ],
     "dpolearn.Result": [
         (lambda: _result().split(0), ValueError, "n_groups must be >= 1, got 0"),

@@ -63,6 +63,7 @@ from dpolearn.mechanisms import (
 )
 from dpolearn.mechanisms.interval_mean import heterogeneous_advanced_composition
 from dpolearn.mechanisms.noisy_max import selection_probabilities
+from dpolearn.simulate import play_blocks
 
 REL = 1e-9          # relative slack for exact (unit-noise) comparisons: float rounding only
 FAMILIES = ("laplace", "exponential", "gumbel")
@@ -603,7 +604,7 @@ def _both_paths(make_policy, make_env, horizon, n_runs=1, seed=16):
         policy.reset(n_runs, env.n_arms, RecordingGenerator(seed, unit=True))
         if fast:
             ck = np.arange(1, horizon + 1)
-            regret, pulls = policy.simulate_fast(env, horizon, ck, n_runs, False)
+            regret, pulls = play_blocks(policy, env, horizon, ck, n_runs)
         else:
             regret, pulls = _round_loop_regret(policy, env, horizon, n_runs)
         out.append((np.asarray(regret, dtype=float), np.asarray(pulls)))

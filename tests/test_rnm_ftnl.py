@@ -12,10 +12,10 @@ from dpolearn.fullinfo.rnm_ftnl import (
     epoch_bounds,
     epoch_of,
     n_epochs,
-    run_epochs,
 )
 from dpolearn.mechanisms import ReportNoisyMax
 from dpolearn.mechanisms.noisy_max import selection_probabilities as rnm_probabilities
+from dpolearn.simulate import play_blocks
 
 NOISES = ("laplace", "exponential", "gumbel")
 
@@ -238,12 +238,12 @@ def test_epsilon_array_length_checked():
         p.reset(3, 2, np.random.default_rng(0))
 
 
-def test_run_epochs_refuses_other_policies_and_environments_without_block_sums():
+def test_block_play_refuses_other_policies_and_environments_without_block_sums():
     env = dpl.envs.TwoPointExperts.bernoulli([0.2, 0.5])
-    with pytest.raises(TypeError, match="policy must be an RNMFTNL"):
-        run_epochs(dpl.FTL(), env, 10, np.array([10]), 1)
+    with pytest.raises(TypeError, match="policy must be a BlockPolicy"):
+        play_blocks(dpl.FTL(), env, 10, np.array([10]), 1)
     with pytest.raises(TypeError, match="env must offer"):
-        run_epochs(RNMFTNL(epsilon=1), dpl.FixedSequence(np.zeros((3, 2))), 3, np.array([3]), 1)
+        play_blocks(RNMFTNL(epsilon=1), dpl.FixedSequence(np.zeros((3, 2))), 3, np.array([3]), 1)
 
 
 @pytest.mark.parametrize("n_arms, exc", [(0, ValueError), (1.5, TypeError), ("2", TypeError)])

@@ -4,6 +4,7 @@ import pytest
 
 import dpolearn as dpl
 from dpolearn.policy import Policy
+from dpolearn.simulate import play_blocks
 
 
 class Scripted(Policy):
@@ -179,7 +180,7 @@ def test_block_paths_check_the_horizon_themselves():
     env.reset(1, np.random.default_rng(0))
     p.reset(1, 2, np.random.default_rng(1))
     with pytest.raises(ValueError, match="horizon"):
-        p.simulate_fast(env, 51, np.array([51]), 1, False)
+        play_blocks(p, env, 51, np.array([51]), 1)
 
 
 # ---- rewards outside [0, 1] void a privacy guarantee -----------------------------------------

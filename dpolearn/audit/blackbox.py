@@ -56,8 +56,8 @@ def sample_actions(policy: Policy, table, n_trials: int, seed=0) -> np.ndarray:
 
     One batched :func:`~dpolearn.simulate.simulate` call: the policy sees the same table in
     every run (rewards for a bandit policy, losses for a full-information one). Returns an
-    integer array of shape (n_trials, T). Block shortcuts (``simulate_fast``) are bypassed, so
-    the round-by-round algorithm is what is audited.
+    integer array of shape (n_trials, T). Block play (:func:`~dpolearn.simulate.play_blocks`) is
+    bypassed, so the round-by-round algorithm is what is audited.
     """
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a dpolearn Policy, got {show(policy)}")

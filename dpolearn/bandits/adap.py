@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._blocks import Block, BlockPolicy
 from .._validation import as_row_param, check_epsilon, check_positive
 from ..accounting import PureDP, compose
 from ..mechanisms.laplace import block_release_guarantee, laplace_block_release
-from ..policy import Policy
 from .kl import klucb_upper
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(Policy):
+class _AdaP(BlockPolicy):
     r"""Shared episode machinery of the AdaP algorithms.
 
     Round t <= K pulls arm t once; its private mean is :math:`x + \mathrm{Lap}(1/\varepsilon)`
@@ -27,7 +27,14 @@ class _AdaP(Policy):
     :math:`N_{A_\ell}` has doubled (truncated at the horizon); then
     :math:`\tilde\mu_{A_\ell} \leftarrow (\text{episode sum} + \mathrm{Lap}(1/\varepsilon))/n`,
     where n is the episode length, and the older samples are forgotten.
+
+    Round by round (:meth:`select`, :meth:`update`) or a whole episode at a time
+    (:meth:`propose`, :meth:`observe`): nothing inside an episode depends on its rewards, so
+    :func:`dpolearn.simulate` plays the episodes as blocks where the environment offers exact
+    block draws, after the initial round robin of rounds 1..K.
     """
+
+    initial_round_robin = True
 
     def __init__(self, *, epsilon, alpha: float = 3.1):
         self.epsilon = check_epsilon(epsilon)
@@ -98,59 +105,17 @@ class _AdaP(Policy):
             r = np.flatnonzero(end)
             self._close(r, self.arm_[r], self._sum[r], self._len[r].astype(float))
 
-    # ---- block simulation ------------------------------------------------------------------
-    def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Whole episodes at once: the episode sum is one block draw of the environment.
+    # ---- a whole episode at a time (dpolearn.simulate.play_blocks) --------------------------
+    def propose(self, rows, t):
+        """Episodes starting at rounds ``t``: commit to A_l = argmax I_a(t_l) for N_A pulls."""
+        self._start_episodes(rows, t_l=t)
+        return Block(rows, self.arm_[rows], self._len[rows])
 
-        Exact in distribution (nothing inside an episode depends on its rewards), on any
-        environment with exact block draws (``env.has_block_sums``): the initial reward of arm
-        j is ``env.block_sums(rows, j, 1)`` and an episode's sum
-        ``env.block_sums(rows, A_l, length)``. :func:`dpolearn.simulate` calls this after
-        :meth:`reset`.
-        """
-        horizon = self.check_horizon(horizon)
-        if not getattr(env, "has_block_sums", False):
-            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-        ck = np.asarray(checkpoints)
-        rows_all = self._rows
-        gaps = env.gaps_for(n_runs)
-        K = self.n_arms
-        regret = np.zeros((n_runs, len(ck)))
-        pulls = np.zeros((n_runs, K), dtype=np.int64)
-        # initialisation rounds 1..min(K, T): arm t-1 in round t
-        k0 = min(K, horizon)
-        cum = np.cumsum(gaps[:, :k0], axis=1)
-        early = ck <= k0
-        regret[:, early] = cum[:, ck[early] - 1]
-        pulls[:, :k0] = 1
-        for j in range(k0):
-            x = env.block_sums(rows_all, np.full(n_runs, j), 1).astype(float)
-            self.counts_[rows_all, j] += 1
-            self._close(rows_all, np.full(n_runs, j), x, np.ones(n_runs))
-        t0 = np.full(n_runs, k0, dtype=np.int64)
-        reg0 = cum[:, -1].copy()
-        live = t0 < horizon
-        while live.any():
-            rows = np.flatnonzero(live)
-            self._start_episodes(rows, t0[rows] + 1)               # t_l = t + 1
-            arm, length = self.arm_[rows], self._len[rows]
-            played = np.minimum(length, horizon - t0[rows])
-            g = gaps[rows, arm]
-            k = ck[None, :] - t0[rows, None]
-            inside = (k >= 1) & (k <= played[:, None])
-            regret[rows] = np.where(inside, reg0[rows, None] + g[:, None] * k, regret[rows])
-            pulls[rows, arm] += played
-            self.counts_[rows, arm] += played
-            reg0[rows] += g * played
-            t0[rows] += played
-            self._left[rows] -= played
-            complete = played == length
-            if complete.any():
-                cr, ca = rows[complete], arm[complete]
-                sums = env.block_sums(cr, ca, length[complete]).astype(float)
-                self._close(cr, ca, sums, length[complete].astype(float))
-            live = t0 < horizon
-        return regret, pulls
+    def observe(self, block, sums):
+        """Episode end (the rounds 1..K are episodes of one pull): N_A has doubled, and the
+        private mean of A_l comes from this episode's sum alone."""
+        self.counts_[block.rows, block.arms] += block.pulls
+        self._close(block.rows, block.arms, sums, block.pulls.astype(float))
 
 
 class AdaPUCB(_AdaP):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._blocks import UNTIL_HORIZON, Block, BlockPolicy
 from .._validation import (
     as_row_param,
     check_choice,
@@ -18,7 +19,6 @@ from .._validation import (
 )
 from ..accounting import PureDP, compose
 from ..mechanisms.laplace import block_release_guarantee, laplace_block_release
-from ..policy import Policy
 
 __all__ = ["DPSE", "dpse_epoch_length"]
 
@@ -45,7 +45,7 @@ def dpse_epoch_length(e, n_active, epsilon, beta, form: str = "max"):
     return np.ceil(np.maximum(a, b) if form == "max" else a + b)
 
 
-class DPSE(Policy):
+class DPSE(BlockPolicy):
     r"""DP-SE: successive elimination on fresh, Laplace-noised epoch means.
 
     Epoch :math:`e = 1, 2, \dots` pulls every arm of the active set S exactly :math:`R_e`
@@ -56,6 +56,9 @@ class DPSE(Policy):
     :math:`h_e = \sqrt{\ln(8 s e^2/\beta)/(2R_e)}` and
     :math:`c_e = \ln(4 s e^2/\beta)/(\varepsilon R_e)`. Once one arm is left it is pulled until
     the horizon.
+    Round by round (:meth:`select`, :meth:`update`) or a whole epoch at a time
+    (:meth:`propose`, :meth:`observe`), as :func:`dpolearn.simulate` chooses: nothing inside an
+    epoch depends on its rewards.
 
     Parameters
     ----------
@@ -161,60 +164,13 @@ class DPSE(Policy):
             self._sums[rows] = 0.0
             self._k[rows] = 0
 
-    # ---- block simulation ------------------------------------------------------------------
-    def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Whole epochs at once: each active arm's epoch sum is one block draw of the environment.
+    # ---- a whole epoch at a time (dpolearn.simulate.play_blocks) ----------------------------
+    def propose(self, rows, t):
+        """Epoch e: every arm of S, R_e times in turn; once one arm is left, that arm until the
+        horizon."""
+        R = np.where(self.n_active_[rows] > 1, self.epoch_length_[rows], UNTIL_HORIZON)
+        return Block(rows, self.active_[rows], R)
 
-        Exact in distribution (the decisions inside an epoch do not depend on its rewards), on
-        any environment with exact block draws (``env.has_block_sums``): the epoch sum of arm a
-        is ``env.block_sums(rows, a, R_e)``. :func:`dpolearn.simulate` calls this after
-        :meth:`reset`. Returns ``(regret, pulls)`` as :func:`dpolearn.simulate` expects.
-        """
-        horizon = self.check_horizon(horizon)
-        if not getattr(env, "has_block_sums", False):
-            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-        ck = np.asarray(checkpoints)
-        gaps = env.gaps_for(n_runs)
-        all_arms = np.arange(self.n_arms)[None, :]
-        regret = np.zeros((n_runs, len(ck)))
-        pulls = np.zeros((n_runs, self.n_arms), dtype=np.int64)
-        t0 = np.zeros(n_runs, dtype=np.int64)          # rounds played before the epoch
-        reg0 = np.zeros(n_runs)                         # regret before the epoch
-        live = self.n_active_ > 1
-        while live.any():
-            rows = np.flatnonzero(live)
-            act, s, R = self.active_[rows], self.n_active_[rows], self.epoch_length_[rows]
-            g = np.where(act, gaps[rows], 0.0)
-            # P[m]: regret of the first m pulls of a round-robin cycle over S
-            order = np.argsort(~act, axis=1, kind="stable")
-            P = np.concatenate([np.zeros((len(rows), 1)),
-                                np.cumsum(np.take_along_axis(g, order, 1), axis=1)], axis=1)
-            G = P[np.arange(len(rows)), s]
-            played = np.minimum(R * s, horizon - t0[rows])
-            k = ck[None, :] - t0[rows, None]            # pulls of this epoch at each checkpoint
-            inside = (k >= 1) & (k <= played[:, None])
-            kk = np.clip(k, 0, None)
-            val = reg0[rows, None] + (kk // s[:, None]) * G[:, None] \
-                + np.take_along_axis(P, kk % s[:, None], 1)
-            regret[rows] = np.where(inside, val, regret[rows])
-            full, extra = played // s, played % s
-            rank = np.cumsum(act, axis=1)               # 1-based rank of each active arm
-            pulls[rows] += act * (full[:, None] + (rank <= extra[:, None]))
-            reg0[rows] += full * G + P[np.arange(len(rows)), extra]
-            t0[rows] += played
-            complete = played == R * s
-            if complete.any():
-                cr = rows[complete]
-                # one draw per (run, arm); the sums of eliminated arms are masked out
-                sums = env.block_sums(cr[:, None], all_arms, R[complete, None]) * self.active_[cr]
-                self._eliminate(cr, sums)
-            live = (self.n_active_ > 1) & (t0 < horizon)
-        # exploitation: the survivor until the horizon
-        surv = np.argmax(self.active_, axis=1)
-        rest = horizon - t0
-        pulls[self._rows, surv] += rest
-        g_s = gaps[self._rows, surv]
-        after = ck[None, :] > t0[:, None]
-        regret = np.where(after, reg0[:, None] + g_s[:, None] * (ck[None, :] - t0[:, None]), regret)
-        self._k[:] = 0
-        return regret, pulls
+    def observe(self, block, sums):
+        """End of epoch e: private means from its sums, elimination, the next epoch's length."""
+        self._eliminate(block.rows, sums)

@@ -13,8 +13,8 @@ of each decision for K = 2 (:func:`two_action_probability`) and the exact privac
 decision (:func:`privacy_loss_two_actions`), and, in the deterministic setting, the exact
 expected regret (:func:`exact_regret_deterministic`, from the selection probabilities of
 report-noisy-max, :func:`dpolearn.mechanisms.noisy_max.selection_probabilities`).
-Simulating a policy over a horizon is :func:`dpolearn.simulate`, which takes the same
-epoch-level path (:func:`dpolearn.fullinfo.rnm_ftnl.run_epochs`) by itself, so horizons like
+Simulating a policy over a horizon is :func:`dpolearn.simulate`, which plays RNM-FTNL an epoch
+at a time from the same sums by itself (:func:`dpolearn.simulate.play_blocks`), so horizons like
 T = 2^30 take milliseconds.
 """
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._blocks import Block, BlockPolicy
 from .._validation import (
     as_row_param,
     check_bool,
@@ -21,10 +22,8 @@ from .._validation import (
 )
 from ..accounting import PureDP, compose
 from ..mechanisms.noisy_max import NOISE_FAMILIES, ReportNoisyMax
-from ..policy import Policy
 
 __all__ = ["RNMFTNL", "NaiveFTNL", "SCALE_FACTORS", "WU2025_TABLE2", "epoch_of", "epoch_bounds",
-           "run_epochs",
            "n_epochs"]
 
 #: Noise scale b = c / epsilon: the factor c of each named scale and noise family.
@@ -73,13 +72,16 @@ def n_epochs(horizon: int) -> int:
     return int(horizon).bit_length()
 
 
-class RNMFTNL(Policy):
+class RNMFTNL(BlockPolicy):
     r"""RNM-FTNL(B, Q): follow the noisy leader of the previous doubling epoch.
 
     Epoch r covers rounds :math:`2^{r-1},\dots,2^r-1`. Throughout epoch r the policy plays
     :math:`J_{r-1}`; at the end of epoch r it computes
     :math:`J_r = \arg\max_j(-G_{r,j} + Q_j)` from the loss sums :math:`G_r` of epoch r alone
     (older epochs are forgotten) and K fresh noise draws :math:`Q_j \sim Q(b)` of scale b.
+    Round by round (:meth:`select`, :meth:`update`) or a whole epoch at a time
+    (:meth:`propose`, :meth:`observe`, from the epoch's loss sums drawn at once), as
+    :func:`dpolearn.simulate` chooses; so horizons like T = 2^30 take milliseconds.
 
     Parameters
     ----------
@@ -240,12 +242,14 @@ class RNMFTNL(Policy):
         noisy = -G + self.noise_scale_ * Q                      # b = 0 when epsilon = inf
         return np.argmax(noisy, axis=1)                         # ties: lowest index
 
-    def simulate_fast(self, env, horizon, checkpoints, n_runs, progress):
-        """Epoch-level simulation, exact in distribution
-        (:func:`dpolearn.fullinfo.rnm_ftnl.run_epochs`)."""
-        if not getattr(env, "has_block_sums", False):
-            raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-        return run_epochs(self, env, horizon, np.asarray(checkpoints), n_runs)
+    # -- a whole epoch at a time (dpolearn.simulate.play_blocks) ---------------------------
+    def propose(self, rows, t):
+        """Epoch r starts at t = 2^(r-1) and plays J_{r-1} for its n_r = 2^(r-1) rounds."""
+        return Block(rows, self.J_[rows], t, resampled=self.resample)
+
+    def observe(self, block, sums):
+        """End of epoch r: J_r is report-noisy-max on the epoch's loss sums G_r (lines 9-10)."""
+        self.J_ = self.noisy_leader(sums)
 
 
 class NaiveFTNL(RNMFTNL):
@@ -297,37 +301,3 @@ class NaiveFTNL(RNMFTNL):
         return compose(PureDP(epsilon=self.epsilon if self.noise_multiplier == 1.0
                               else eps / self.noise_multiplier))
 
-
-
-def run_epochs(policy: RNMFTNL, env, horizon: int, ck: np.ndarray, n_runs: int):
-    """RNM-FTNL epoch by epoch: epoch r plays J_{r-1} for its ``n_r = 2^(r-1)`` rounds
-    (truncated at the horizon), then J_r is report-noisy-max on the epoch's loss sums G_r.
-
-    ``policy`` is already reset (``J_`` = J_0) and ``env`` offers ``loss_block_sums`` (with
-    ``resampled`` set to the policy's resampling flag). Returns ``(regret, pulls)`` with the
-    pseudo-regret at the checkpoints ``ck``.
-    """
-    if not isinstance(policy, RNMFTNL):
-        raise TypeError(f"policy must be an RNMFTNL, got {policy!r}")
-    if not getattr(env, "has_block_sums", False):
-        raise TypeError(f"env must offer exact block draws (has_block_sums), got {env!r}")
-    horizon = policy.check_horizon(horizon)
-    n_runs = check_positive_int("n_runs", n_runs)
-    gaps = env.gaps_for(n_runs)
-    rows = np.arange(n_runs)
-    regret = np.empty((n_runs, len(ck)))
-    pulls = np.zeros((n_runs, gaps.shape[1]), dtype=np.int64)
-    running = np.zeros(n_runs)
-    for r in range(1, n_epochs(horizon) + 1):
-        first, last = 2 ** (r - 1), min(2 ** r - 1, horizon)
-        gap = gaps[rows, policy.J_]                          # epoch r plays J_{r-1}
-        inside = (ck >= first) & (ck <= last)
-        if inside.any():
-            regret[:, inside] = running[:, None] + np.outer(gap, ck[inside] - first + 1)
-        n_eff = last - first + 1
-        running += n_eff * gap
-        pulls[rows, policy.J_] += n_eff
-        if last < horizon:                                   # J_r is needed: draw G_r
-            sums = env.loss_block_sums(2 ** (r - 1), resampled=bool(policy.resample))
-            policy.J_ = policy.noisy_leader(sums)
-    return regret, pulls
