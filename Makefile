@@ -39,9 +39,15 @@ quick-book: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m bookkit.sync
 
+## The Debian packages of the browser and PDF tests (chromium, poppler-utils), installed when
+## missing (root or passwordless sudo); otherwise make test stops at once naming them.
+.PHONY: debian-deps
+debian-deps:
+	tools/install_debian_deps.sh
+
 ## Lint (ruff, rules in pyproject.toml), then run every test (unit, statistical, privacy, and the
 ## quick-scale book build).
-test: $(STAMP)
+test: debian-deps $(STAMP)
 	$(BIN)/ruff check dpolearn bookkit tests tools benchmarks
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
 
