@@ -20,28 +20,13 @@ from myst_parser.parsers.docutils_ import Parser
 from myst_parser.parsers.mdit import create_md_parser
 
 from bookkit import myst
+from bookkit.book import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 
 
-def _toc_docs() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    docs = [toc["root"]]
-
-    def visit(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                docs.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key) or []:
-                    visit(child)
-
-    visit(toc)
-    return [doc for doc in docs if (ROOT / f"{doc}.md").exists()]
-
-
-DOCS = _toc_docs()
+DOCS = [doc for doc in toc_files(ROOT / "_toc.yml") if (ROOT / f"{doc}.md").exists()]
 
 
 def _tokens(text: str) -> list:
