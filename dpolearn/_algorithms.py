@@ -2,7 +2,7 @@
 
 An :class:`Entry` names an algorithm's policy class and display label, its kind of privacy,
 the settings each paper (and the comparison chapter) runs it with (*presets*), and what the
-comparison chapter needs to schedule it. Its place in :data:`ENTRIES` is its book-wide plotting
+comparison chapter needs to schedule it. Its place in ``ENTRIES`` is its book-wide plotting
 style (:func:`dpolearn.plotting.style_of`). Every other table is derived from these entries:
 
 * ``dpolearn.plotting.ALGORITHM_LABELS`` and ``VARIANT_LABELS`` (the styled labels);
@@ -12,7 +12,7 @@ style (:func:`dpolearn.plotting.style_of`). Every other table is derived from th
 
 So adding an algorithm is a class plus one entry here (``CONTRIBUTING.md``, "Adding an
 algorithm"). The derived tables are live
-(:class:`DerivedMap`, :class:`DerivedList`): they read :data:`ENTRIES` when used.
+(``DerivedMap``, ``DerivedList``): they read ``ENTRIES`` when used.
 
 The presets are described in :mod:`dpolearn.experiments.catalogue`.
 
@@ -297,7 +297,7 @@ ENTRIES: list[Entry] = [
 
 # ------------------------------------------------------------------ derived, live tables
 class _Derived:
-    """A read-only table recomputed by ``build()`` (from :data:`ENTRIES`) each time it is read."""
+    """A read-only table recomputed by ``build()`` (from ``ENTRIES``) each time it is read."""
 
     def __init__(self, build: Callable[[], Any]):
         if not callable(build):
@@ -315,14 +315,14 @@ class _Derived:
 
 
 class DerivedMap(_Derived, Mapping):
-    """A read-only dict recomputed from :data:`ENTRIES` each time it is read."""
+    """A read-only dict recomputed from ``ENTRIES`` each time it is read."""
 
     def __iter__(self) -> Iterator:
         return iter(self._build())
 
 
 class DerivedList(_Derived, Sequence):
-    """A read-only list recomputed from :data:`ENTRIES` each time it is read (``+`` gives a
+    """A read-only list recomputed from ``ENTRIES`` each time it is read (``+`` gives a
     list)."""
 
     def __add__(self, other) -> list:

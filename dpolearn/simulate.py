@@ -4,7 +4,8 @@
 ``horizon`` rounds, all runs advanced together by one Python step per round, and records the
 pseudo-regret at checkpoints. A :class:`BlockPolicy` (decisions fixed over blocks of rounds) is
 played a whole block at a time by :func:`play_blocks` where the environment offers exact block
-draws; that loop and its :class:`Block` live in :mod:`dpolearn._blocks` and are public here.
+draws; that loop and its :class:`Block` live in the private module ``dpolearn._blocks`` and are
+public here.
 """
 from __future__ import annotations
 

@@ -102,6 +102,11 @@ class WrongRepr(NoisyGreedy):
         return f"WrongRepr(eps={self.epsilon!r})"
 
 
+class WrongParams(NoisyGreedy):
+    def params(self):                          # not the constructor's argument names
+        return {"eps": self.epsilon}
+
+
 class AcceptsAnyEpsilon(NoisyGreedy):
     def __init__(self, *, epsilon=1.0):
         self.epsilon = epsilon
@@ -206,7 +211,7 @@ def test_a_broken_instance_or_zero_argument_factory_fails_its_check(form, cls, n
 
 
 def test_an_instance_whose_params_do_not_rebuild_it_fails_bad_epsilon():
-    report = check_policy(WrongRepr(), raise_on_fail=False, **FAST)
+    report = check_policy(WrongParams(), raise_on_fail=False, **FAST)
     assert "bad_epsilon" in report.failed
     assert "could not be rebuilt from its params()" in dict(report.failures)["bad_epsilon"]
 
