@@ -80,7 +80,7 @@ def test_invalid_epsilon(bad, exc):
 
 def test_epsilon_is_keyword_only_and_array_length_checked():
     with pytest.raises(TypeError):
-        DPTS(1.0)                                            # noqa: keyword-only
+        DPTS(1.0)                    # positional: refused, epsilon is keyword-only
     with pytest.raises(TypeError, match="bernoulli_trick"):
         DPTS(epsilon=1.0, bernoulli_trick="yes")
     policy = DPTS(epsilon=[1.0, 2.0, 3.0])
