@@ -48,6 +48,10 @@ class Policy:
         The horizon T the policy was configured for (its constants and its guarantee depend on
         it; one entry per run when it varies over a sweep), or ``None`` for an anytime policy.
         :func:`~dpolearn.simulate` refuses to run a policy past it (:meth:`check_horizon`).
+    value_range : (float, float) or None
+        The interval the policy's rewards must lie in to run at all (Beta Thompson Sampling:
+        ``(0, 1)``), checked by :func:`~dpolearn.simulate` against the environment before any
+        round; ``None`` (the default) for any rewards.
     quiet_params : tuple of str
         Constructor arguments that :meth:`params` lists only when they differ from their
         default: ``noise_multiplier`` (a deliberately weakened variant) and, where a class
@@ -75,6 +79,7 @@ class Policy:
     label: str = "Policy"
     feedback: str = "bandit"
     horizon: int | None = None
+    value_range: tuple[float, float] | None = None
     quiet_params: tuple[str, ...] = ("noise_multiplier",)
 
     # ---------------------------------------------------------------- the batch
