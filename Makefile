@@ -95,11 +95,15 @@ assignments: $(STAMP)
 
 ## Editions (python -m bookkit.editions). The student edition: the book with every solution removed
 ## (prose, code and outputs), HTML in _build/student/_build/html and plain-Markdown student
-## notebooks in _build/student/notebooks (quick scale; DPOLEARN_SCALE=paper for the papers').
+## notebooks in _build/student/notebooks. It executes nothing: it shows the outputs of the public
+## build's executed notebooks (STUDENT_FROM, default make book's; runs make book first when they
+## are missing; after make quick-book: STUDENT_FROM=_build/quick/_build/jupyter_execute).
 ## The instructor kit: one solution notebook per chapter in _build/instructor-kit.
 .PHONY: student-book instructor-kit
+STUDENT_FROM ?= _build/jupyter_execute
 student-book: $(STAMP)
-	DPOLEARN_SCALE=$${DPOLEARN_SCALE:-quick} DPOLEARN_PROGRESS=0 $(BIN)/python -m bookkit.editions student
+	@test -d $(STUDENT_FROM) || $(MAKE) book
+	DPOLEARN_PROGRESS=0 $(BIN)/python -m bookkit.editions student --executed $(STUDENT_FROM)
 
 instructor-kit: $(STAMP)
 	$(BIN)/python -m bookkit.editions instructor

@@ -9,9 +9,9 @@ package tests. The build is additionally guarded by a file lock and a stamp that
 run's id, so that even without the group (or with ``-p no:xdist``) it happens at most once per run.
 
 The student edition (``make student-book``: the book without solutions, see
-``bookkit.editions``) is the second build of a run: fixture ``student_book``, the same lock and
-stamp scheme, its tests in their own xdist group ("student-book") so that it builds on one worker
-while the public book builds on the other.
+``bookkit.editions``) is made from the quick build's executed notebooks (no second execution):
+fixture ``student_book``, the same lock and stamp scheme, its tests in the "book" xdist group so
+that it follows the quick build on the same worker.
 
 ``DPOLEARN_REUSE_BOOK=1`` (for local work only) reuses an existing successful build from an
 earlier run instead of rebuilding (both editions).
@@ -179,9 +179,9 @@ STUDENT_LOCK = ROOT / "_build" / "student-build.lock"
 
 
 def _run_student_build() -> BookBuild:
-    """``make student-book`` at quick scale (python -m bookkit.editions student)."""
+    """``make student-book`` from the quick build (python -m bookkit.editions student)."""
     env = dict(os.environ, DPOLEARN_SCALE="quick", DPOLEARN_PROGRESS="0")
-    cmd = [sys.executable, "-m", "bookkit.editions", "student"]
+    cmd = [sys.executable, "-m", "bookkit.editions", "student", "--executed", str(EXECUTED)]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
@@ -204,11 +204,11 @@ def _run_student_build() -> BookBuild:
 
 
 @pytest.fixture(scope="session")
-def student_book() -> BookBuild:
-    """The student edition (no solutions), built once per test run like ``quick_book``.
+def student_book(quick_book) -> BookBuild:
+    """The student edition (no solutions) of the quick build, made once per test run.
 
-    Its tests sit in their own xdist group ("student-book"), so one worker builds it while
-    the other builds the public book; both read the same experiment cache (_build/cache).
+    It shows the quick build's outputs (nothing is executed again); its tests sit in the "book"
+    xdist group, on the worker that made the quick build.
     """
     STUDENT_LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(STUDENT_LOCK, "w") as lock:

@@ -262,6 +262,63 @@ def test_source_tree_of_the_student_edition_is_stripped(tmp_path, monkeypatch):
     assert set(hits(fragments, text)) == set(fragments)
 
 
+def _executed_notebook(text: str, tmp_path: Path) -> Path:
+    """``text`` as an executed notebook: every code cell prints its own index."""
+    import jupytext
+
+    nb = jupytext.reads(text, fmt="md:myst")
+    for k, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"out-{k}\n")]
+        cell.execution_count = k + 1
+    path = tmp_path / "executed.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_student_chapter_takes_the_public_outputs_without_the_solutions(tmp_path):
+    """The student edition reuses the public build's outputs cell by cell: the kept cells get
+    their own outputs (in order), the solutions' cells and outputs are gone."""
+    executed = _executed_notebook(SYNTHETIC, tmp_path)
+    public = nbformat.read(executed, as_version=4)
+    student = editions.executed_chapter(editions.strip_solutions(SYNTHETIC).text, executed)
+    by_source = {c.source: c for c in public.cells if c.cell_type == "code"}
+    kept = [c for c in student.cells if c.cell_type == "code"]
+    assert kept and len(kept) < len(by_source), "the gated solution's code cells are removed"
+    for cell in kept:
+        assert cell.outputs == by_source[cell.source].outputs
+        assert cell.execution_count == by_source[cell.source].execution_count
+    assert "secret_answer_value" not in nbformat.writes(student)
+
+
+def test_student_chapter_refuses_a_stale_build(tmp_path):
+    executed = _executed_notebook(SYNTHETIC, tmp_path)
+    edited = editions.strip_solutions(SYNTHETIC).text.replace("y = x + 1", "y = x + 2")
+    with pytest.raises(editions.StaleBuildError, match="y = x \\+ 2"):
+        editions.executed_chapter(edited, executed)
+    with pytest.raises(editions.StaleBuildError, match="build the public book"):
+        editions.executed_chapter(SYNTHETIC, tmp_path / "missing.ipynb")
+
+
+def test_student_source_tree_from_a_build_executes_nothing(tmp_path):
+    """With executed notebooks, every chapter becomes a notebook with outputs and the edition's
+    configuration turns execution off (make student-book after make book)."""
+    executed = tmp_path / "jupyter_execute"
+    (executed / "book").mkdir(parents=True)
+    for md in editions._toc_chapters():
+        if book.is_notebook_source(md):
+            text = md.read_text(encoding="utf-8")
+            _executed_notebook(text, tmp_path).rename(executed / "book" / f"{md.stem}.ipynb")
+    src = editions.write_source_tree("student", tmp_path / "student", executed=executed)
+    assert "execute_notebooks: 'off'" in (src / "_config.yml").read_text(encoding="utf-8")
+    primer = nbformat.read(src / "book" / "primer.ipynb", as_version=4)
+    assert all(c.outputs for c in primer.cells if c.cell_type == "code")
+    assert not (src / "book" / "primer.md").exists()
+    _, fragments = book_solutions()
+    pages = [p for p in (src / "book").glob("*.*") if p.suffix in (".md", ".ipynb")]
+    text = normalise("\n".join(p.read_text(encoding="utf-8") for p in pages))
+    assert hits(fragments, text) == {}
+
+
 # ------------------------------------------------------------------ the book's chapters
 
 def test_every_solution_is_found_and_searchable():
@@ -310,7 +367,7 @@ def _page_text(path: Path) -> str:
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("student-book")
+@pytest.mark.xdist_group("book")
 def test_student_site_and_notebooks_have_no_solution_text(student_book):
     _, fragments = book_solutions()
     notebooks = sorted((editions.STUDENT_OUT / "notebooks").glob("*.ipynb"))
@@ -325,7 +382,7 @@ def test_student_site_and_notebooks_have_no_solution_text(student_book):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("student-book")
+@pytest.mark.xdist_group("book")
 def test_student_site_shows_every_exercise(student_book):
     """The same search finds the exercise prompts in the HTML (so it can see page text)."""
     from bs4 import BeautifulSoup
@@ -345,7 +402,7 @@ def test_student_site_shows_every_exercise(student_book):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("student-book")
+@pytest.mark.xdist_group("book")
 def test_student_site_links_only_student_notebooks(student_book):
     from bs4 import BeautifulSoup
 

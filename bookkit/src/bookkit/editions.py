@@ -16,8 +16,15 @@ from a chapter, in both forms the chapters use:
 ``_config.yml`` for the edition (launch buttons and repository links off unless a repository
 that holds the student edition is given, since they lead to the public notebooks) and links
 to ``dpolearn/`` (for ``{literalinclude}``) and the book's extension and offline assets;
-:func:`build` runs Jupyter Book on it (``-W -n --keep-going --all``, scale from
-``DPOLEARN_SCALE``, default quick). The book extension then replaces each page's ".ipynb"
+:func:`build` runs Jupyter Book on it (``-W -n --keep-going --all``).
+
+The student edition executes nothing: each chapter is written as a notebook whose code cells
+carry the outputs of the public build's executed notebook (``--executed``, by default
+``_build/jupyter_execute`` of ``make book``), matched cell by cell, so the student pages show
+exactly the public build's results at the public build's scale, minus the solutions. A chapter
+edited since that build no longer matches its executed notebook and stops the edition with a
+message saying so. The public build's figure-audit records come along, so the student pages'
+figures are audited as the public ones were. The book extension then replaces each page's ".ipynb"
 download with the plain-Markdown notebook of the same edition (``bookkit.notebook``),
 and the same notebooks are written to ``_build/student/notebooks/``.
 
@@ -46,6 +53,8 @@ from .book import (  # noqa: F401  (Solution, Stripped, solutions_of: part of th
 from .notebook import convert_chapter, notebook_text
 
 STUDENT_OUT = ROOT / "_build" / "student"
+#: Where ``make book`` leaves the executed chapter notebooks (Jupyter Book's jupyter_execute).
+PUBLIC_EXECUTED = ROOT / "_build" / "jupyter_execute"
 INSTRUCTOR_OUT = ROOT / "_build" / "instructor-kit"
 
 #: Top-level entries of the repository that an edition's source tree does not link.
@@ -58,8 +67,12 @@ def _toc_chapters(root: Path = ROOT) -> list[Path]:
             if (root / f"{doc}.md").exists()]
 
 
+class StaleBuildError(RuntimeError):
+    """The executed notebooks do not belong to the chapters as they are now."""
+
+
 def edition_config(edition: str, config: dict, repository_url: Optional[str] = None,
-                   site_url: Optional[str] = None) -> dict:
+                   site_url: Optional[str] = None, executed: bool = False) -> dict:
     """The ``_config.yml`` of ``edition``, derived from the public one (``config``).
 
     Student edition: the theme's launch buttons (Binder, Colab, Thebe) and repository links
@@ -67,6 +80,7 @@ def edition_config(edition: str, config: dict, repository_url: Optional[str] = N
     solutions, so they are switched off unless ``repository_url`` names a repository that
     publishes the student edition. ``site_url`` (``html.baseurl``) is where the student site
     will live; cross-references in its notebooks link there, or are plain text without it.
+    ``executed``: the chapters arrive as executed notebooks, so the build executes nothing.
     """
     import copy
 
@@ -78,6 +92,8 @@ def edition_config(edition: str, config: dict, repository_url: Optional[str] = N
     cfg["title"] = f"{cfg.get('title', 'dpolearn')} ({edition} edition)"
     sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
     sphinx_cfg["dpolearn_edition"] = edition
+    if executed:
+        cfg.setdefault("execute", {})["execute_notebooks"] = "off"
     html = cfg.setdefault("html", {})
     html.pop("baseurl", None)
     if site_url:
@@ -102,10 +118,49 @@ def _link(target: Path, link: Path) -> None:
     link.symlink_to(target, target_is_directory=target.is_dir())
 
 
+def executed_chapter(text: str, executed_path: Path):
+    """The chapter ``text`` (MyST) as a notebook whose code cells carry the outputs of the
+    executed notebook at ``executed_path``.
+
+    ``text`` may lack cells of the executed chapter (the student edition removes the solutions'
+    code cells), but its code cells must appear there in the same order with the same source;
+    otherwise the executed notebook is stale and :class:`StaleBuildError` says which cell.
+    """
+    import jupytext
+    import nbformat
+
+    if not executed_path.is_file():
+        raise StaleBuildError(f"no executed notebook {executed_path}: build the public book "
+                              "first (make book, or make quick-book for the quick scale)")
+    executed = nbformat.read(executed_path, as_version=4)
+    nb = jupytext.reads(text, fmt="md:myst")
+    theirs = iter(c for c in executed.cells if c.cell_type == "code")
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        match = next((c for c in theirs if c.source == cell.source), None)
+        if match is None:
+            first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+            raise StaleBuildError(
+                f"{executed_path} does not hold the chapter's cell {first_line!r}: the chapter "
+                "changed after the public build; rebuild it (make book or make quick-book)")
+        cell.outputs = match.get("outputs", [])
+        cell.execution_count = match.get("execution_count")
+    for key in ("kernelspec", "language_info", "widgets"):
+        if key in executed.metadata:
+            nb.metadata[key] = executed.metadata[key]
+    return nb
+
+
 def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
                       repository_url: Optional[str] = None,
-                      site_url: Optional[str] = None) -> Path:
-    """Write ``out/src``: the book's source tree for ``edition``; returns its path."""
+                      site_url: Optional[str] = None,
+                      executed: Optional[Path] = None) -> Path:
+    """Write ``out/src``: the book's source tree for ``edition``; returns its path.
+
+    With ``executed`` (the ``jupyter_execute`` folder of a public build), every chapter of the
+    table of contents is written as a notebook with that build's outputs
+    (:func:`executed_chapter`) and the edition's build executes nothing.
+    """
+    import nbformat
     import yaml
 
     src = out / "src"
@@ -113,9 +168,11 @@ def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
         shutil.rmtree(src)
     (src / "book").mkdir(parents=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    chapters = set(_toc_chapters())
     (src / "_config.yml").write_text(
         "# Generated by bookkit.editions from the repository's _config.yml; do not edit.\n"
-        + yaml.safe_dump(edition_config(edition, config, repository_url, site_url),
+        + yaml.safe_dump(edition_config(edition, config, repository_url, site_url,
+                                        executed=executed is not None),
                          sort_keys=False, allow_unicode=True), encoding="utf-8")
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
     # Chapters include and link files outside book/ ({literalinclude} ../dpolearn/...,
@@ -132,7 +189,11 @@ def write_source_tree(edition: str = "student", out: Path = STUDENT_OUT,
             text = item.read_text(encoding="utf-8")
             if edition == "student":
                 text = strip_solutions(text).text
-            dest.write_text(text, encoding="utf-8")
+            if executed is not None and item in chapters and is_notebook_source(item):
+                nb = executed_chapter(text, executed / "book" / f"{item.stem}.ipynb")
+                dest.with_suffix(".ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
+            else:
+                dest.write_text(text, encoding="utf-8")
         else:
             _link(item, dest)
     return src
@@ -171,10 +232,28 @@ def build(src: Path, out: Path, scale: Optional[str] = None, timeout: float = 60
     return proc.returncode
 
 
+def _copy_audit_records(records: Path, dest: Path) -> None:
+    """The public build's figure-audit records, for the pages the edition does not execute."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    if records.is_dir():
+        shutil.copytree(records, dest)
+
+
 def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
-                 repository_url: Optional[str] = None, site_url: Optional[str] = None) -> int:
-    """``make student-book``: source tree, HTML and student notebooks under ``out``."""
-    src = write_source_tree("student", out, repository_url, site_url)
+                 repository_url: Optional[str] = None, site_url: Optional[str] = None,
+                 executed: Optional[Path] = PUBLIC_EXECUTED) -> int:
+    """``make student-book``: source tree, HTML and student notebooks under ``out``.
+
+    ``executed``: the ``jupyter_execute`` folder of the public build whose outputs the edition
+    shows (``None``: execute the stripped chapters instead, which takes as long as the book).
+    """
+    if executed is not None:
+        executed = Path(executed).resolve()
+    src = write_source_tree("student", out, repository_url, site_url, executed)
+    if executed is not None:
+        _copy_audit_records(executed.parent / "figure-audit" / "records",
+                            out / "_build" / "figure-audit" / "records")
     notebooks = write_notebooks("student", out / "notebooks", site_url=site_url)
     print(f"student source: {src.relative_to(ROOT)}; {len(notebooks)} notebooks in "
           f"{(out / 'notebooks').relative_to(ROOT)}")
@@ -214,10 +293,22 @@ def main(argv=None) -> int:
                              "launch buttons, which open its book/<page>.ipynb)")
     parser.add_argument("--site-url", default=os.environ.get("DPOLEARN_STUDENT_SITE"),
                         help="student: address of the published student site (links in notebooks)")
+    parser.add_argument("--executed", type=Path, default=PUBLIC_EXECUTED,
+                        help="student: the jupyter_execute folder of the public build whose "
+                             "outputs the edition shows (default: make book's, "
+                             "%(default)s; make quick-book's is _build/quick/_build/"
+                             "jupyter_execute)")
+    parser.add_argument("--execute", action="store_true",
+                        help="student: execute the stripped chapters instead of reusing a build")
     args = parser.parse_args(argv)
     if args.edition == "student":
-        return make_student(build_html=not args.no_build, repository_url=args.repository_url,
-                            site_url=args.site_url)
+        try:
+            return make_student(build_html=not args.no_build, repository_url=args.repository_url,
+                                site_url=args.site_url,
+                                executed=None if args.execute else args.executed)
+        except StaleBuildError as exc:
+            print(f"student edition: {exc}", file=sys.stderr)
+            return 2
     return make_instructor()
 
 

@@ -145,7 +145,8 @@ def _set_page(app, docname, source):
     inherits the environment), and forget the records of its previous execution."""
     os.environ[figure_audit.FIGURE_PAGE_ENV] = _page(docname)
     records = _records_dir(app, docname)
-    shutil.rmtree(records, ignore_errors=True)
+    if app.config.nb_execution_mode != "off":   # off: the records came with the notebooks
+        shutil.rmtree(records, ignore_errors=True)
     os.environ[figure_audit.AUDIT_DIR_ENV] = str(records)
 
 
