@@ -257,12 +257,18 @@ def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
     notebooks = write_notebooks("student", out / "notebooks", site_url=site_url)
     print(f"student source: {src.relative_to(ROOT)}; {len(notebooks)} notebooks in "
           f"{(out / 'notebooks').relative_to(ROOT)}")
-    if repository_url:               # launch buttons open book/<page>.ipynb of that repository
-        for nb in notebooks:
-            shutil.copy2(nb, src / "book" / nb.name)
+    # Launch buttons open book/<page>.ipynb of that repository: the student notebooks go there,
+    # after the build when the build reads the executed chapters from the same paths.
+    launch = [(nb, src / "book" / nb.name) for nb in notebooks] if repository_url else []
+    if executed is None or not build_html:
+        for nb, dest in launch:
+            shutil.copy2(nb, dest)
+        launch = []
     if not build_html:
         return 0
     rc = build(src, out)
+    for nb, dest in launch:
+        shutil.copy2(nb, dest)
     html = out / "_build" / "html" / "index.html"
     if rc == 0 and html.exists():
         print(f"student edition: {html.relative_to(ROOT)}")
