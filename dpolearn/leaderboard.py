@@ -29,15 +29,16 @@ from __future__ import annotations
 import csv
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from ._validation import check_bool, check_epsilon, check_positive_int
+from ._validation import check_bool, check_choice, check_epsilon, check_positive_int, show
 from .accounting import ApproxDP, GaussianDP, PureDP, privacy_level
-from .audit import AuditResult, adversarial_pairs, audit_policy
+from .audit import AuditResult, adversarial_pairs, audit_policy, search_audit
 from .envs import BernoulliBandit
 from .experiments.compare_setup import (
     BANDIT_ALGORITHMS,
@@ -53,7 +54,7 @@ from .experiments.compare_setup import (
 from .experiments.registry import SUMMARY_COLUMNS, derive_seed, regret_rows
 from .experiments.registry import scale as resolve_scale
 from .plotting import style_of, subplots
-from .policy import Policy
+from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, simulate
 from .testing import as_factory
 
@@ -68,8 +69,12 @@ _EXPERIMENT = "leaderboard"
 # ------------------------------------------------------------------ audits
 def audit_claim(factory, *, epsilon: float = 1.0, n_trials: int = 20_000, horizon: int = 8,
                 family: Optional[str] = None, seed: int = 0,
-                confidence: float = 0.95) -> AuditResult:
+                confidence: float = 0.95, method: str = "pairs") -> AuditResult:
     """Black-box audit of a policy's claimed guarantee at small scale.
+
+    With ``method="search"`` the audit is :func:`~dpolearn.audit.search_audit` (it searches
+    the neighbouring tables and events itself, then certifies its pick on ``n_trials`` fresh
+    runs per side; ``family`` is then not used). The default ``"pairs"`` is described next.
 
     Builds the policy with ``factory(epsilon, horizon)``, runs it ``n_trials`` times on each
     of two neighbouring reward tables of :func:`~dpolearn.audit.adversarial_pairs` (two arms,
@@ -92,6 +97,8 @@ def audit_claim(factory, *, epsilon: float = 1.0, n_trials: int = 20_000, horizo
         ``"rnm_ftnl"`` for full-information ones.
     seed : int
     confidence : float in (0, 1)
+    method : {"pairs", "search"}
+        The fixed pairs of :func:`~dpolearn.audit.adversarial_pairs` or the search.
 
     Returns
     -------
@@ -103,7 +110,11 @@ def audit_claim(factory, *, epsilon: float = 1.0, n_trials: int = 20_000, horizo
     epsilon = check_epsilon(epsilon)
     n_trials = check_positive_int("n_trials", n_trials, minimum=100)
     horizon = check_positive_int("horizon", horizon, minimum=3)
+    method = check_choice("method", method, ("pairs", "search"))
     probe = make(epsilon, horizon)
+    if method == "search":
+        return search_audit(lambda: make(epsilon, horizon), horizon=horizon, n_trials=n_trials,
+                            seed=seed, confidence=confidence)
     if family is None:
         family = "rnm_ftnl" if probe.feedback == "full" else "lazy"
     pairs, events = adversarial_pairs(family, n_arms=2, horizon=horizon)
@@ -144,6 +155,31 @@ def whitebox_ledger(factory, *, epsilon: float = 1.0, horizon: int = 2_000, n_ru
 
 
 # ------------------------------------------------------------------ the board
+#: Line styles of the evaluated policies on the figure (thick black lines), in order.
+_OWN_LOOKS = ({"linestyle": "-", "marker": "*"}, {"linestyle": "--", "marker": "D"},
+              {"linestyle": "-.", "marker": "P"}, {"linestyle": ":", "marker": "s"})
+
+
+def _reference_epsilon(grid: Sequence[float]) -> float:
+    """The grid value the privacy column and the audit use: 1 if the grid has it, otherwise
+    the grid value nearest to 1 on a log scale."""
+    return min(grid, key=lambda e: (abs(math.log(e)), e))
+
+
+def _log_ticks(low: float, high: float) -> List[float]:
+    """At least two readable tick positions in [low, high] (0 < low <= high) on a log axis:
+    1-2-5 multiples of powers of ten, then 1..9 multiples, then three geometric points rounded
+    to two significant digits."""
+    if not (0 < low <= high) or not math.isfinite(high):
+        return []
+    decades = range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+    for mults in ((1, 2, 5), range(1, 10)):
+        ticks = [m * 10.0 ** k for k in decades for m in mults if low <= m * 10.0 ** k <= high]
+        if len(ticks) >= 2:
+            return ticks
+    return sorted({float(f"{v:.2g}") for v in np.geomspace(low, high, 3)})
+
+
 @dataclass
 class Leaderboard:
     """What :func:`evaluate` produced.
@@ -151,7 +187,7 @@ class Leaderboard:
     Attributes
     ----------
     label : str
-        The evaluated policy's label.
+        The (first) evaluated policy's label.
     cells : list of dict
         One per (algorithm, instance, epsilon): keys ``algorithm``, ``instance``, ``epsilon``
         (None for algorithms without one), ``result`` (:class:`~dpolearn.simulate.Result`)
@@ -162,13 +198,16 @@ class Leaderboard:
     epsilons : tuple of float
         The grid.
     horizon, n_runs : int
-    audit : AuditResult or None
-        The black-box audit of the evaluated policy's claim (None if not run).
-    ledger : dict or None
-        :func:`whitebox_ledger` of the evaluated policy (None if it keeps no ledger).
+    audits : dict
+        Evaluated policy's label -> the black-box audit of its claim
+        (:class:`~dpolearn.audit.AuditResult`); empty when no audit was run.
+    ledgers : dict
+        Evaluated policy's label -> its :func:`whitebox_ledger` (policies that keep one).
     claim_mismatch : list of str
-        Grid values at which the evaluated policy's own guarantee is not the grid value
+        Grid values at which an evaluated policy's own guarantee is not the grid value
         (then it is not on the common privacy scale there).
+    labels : list of str
+        Every evaluated policy's label, in the order given (default ``[label]``).
     """
 
     label: str
@@ -177,9 +216,10 @@ class Leaderboard:
     epsilons: tuple
     horizon: int
     n_runs: int
-    audit: Optional[AuditResult] = None
-    ledger: Optional[Dict[str, Any]] = None
+    audits: Dict[str, AuditResult] = field(default_factory=dict)
+    ledgers: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     claim_mismatch: List[str] = field(default_factory=list)
+    labels: List[str] = field(default_factory=list)
 
     def __post_init__(self):
         if not isinstance(self.label, str):
@@ -190,12 +230,60 @@ class Leaderboard:
             raise TypeError(f"instances must be a dict, got {self.instances!r}")
         check_positive_int("horizon", self.horizon)
         check_positive_int("n_runs", self.n_runs)
-        if self.audit is not None and not isinstance(self.audit, AuditResult):
-            raise TypeError(f"audit must be an AuditResult or None, got {self.audit!r}")
+        if not isinstance(self.audits, dict) or not all(
+                isinstance(a, AuditResult) for a in self.audits.values()):
+            raise TypeError(f"audits must be a dict label -> AuditResult, got {self.audits!r}")
+        if not self.labels:
+            self.labels = [self.label]
+
+    @property
+    def audit(self) -> Optional[AuditResult]:
+        """The audit of the first evaluated policy (None if not run)."""
+        return self.audits.get(self.label)
+
+    @property
+    def ledger(self) -> Optional[Dict[str, Any]]:
+        """The white-box ledger of the first evaluated policy (None if it keeps none)."""
+        return self.ledgers.get(self.label)
+
+    @property
+    def reference_epsilon(self) -> float:
+        """The grid value of the privacy column (1 if the grid has it)."""
+        return _reference_epsilon(self.epsilons)
+
+    @property
+    def violated(self) -> List[str]:
+        """Evaluated policies whose claim is refuted: a VIOLATED audit or a ledger that
+        exceeds the claim."""
+        return [a for a in self.labels
+                if (a in self.audits and self.audits[a].violated)
+                or (a in self.ledgers and not self.ledgers[a]["ok"])]
+
+    def audit_text(self, algorithm: str) -> str:
+        """The audit column of one algorithm: the verdict and bound for an evaluated policy
+        ("not run" without an audit), "" for a built-in algorithm."""
+        if algorithm not in self.labels:
+            return ""
+        parts = []
+        a = self.audits.get(algorithm)
+        if a is None:
+            parts.append("not run")
+        else:
+            parts.append(f"{a.verdict} (ε ≥ {a.epsilon_lower:.2f} at ε = {a.claimed:g})"
+                         if a.claimed is not None else a.verdict)
+        led = self.ledgers.get(algorithm)
+        if led is not None and not led["ok"]:
+            parts.append(f"VIOLATED ledger ({led['spent']:.3g} > {led['claimed']:.3g})")
+        return "; ".join(parts)
+
+    def _privacy_text(self, cell) -> str:
+        # an evaluated policy's guarantee is its own claim: an audit can refute it, not verify
+        text = cell["level"]["text"]
+        return f"{text} (claimed)" if cell["algorithm"] in self.labels else text
 
     @property
     def algorithms(self) -> List[str]:
-        """Algorithm labels in board order (the evaluated policy first)."""
+        """Algorithm labels in board order (the evaluated policies first)."""
         seen: List[str] = []
         for c in self.cells:
             if c["algorithm"] not in seen:
@@ -205,7 +293,8 @@ class Leaderboard:
     def rows(self) -> List[Dict[str, Any]]:
         """The table: one row per cell, sorted by instance, epsilon, then mean final regret.
 
-        Keys: ``instance``, ``epsilon``, ``algorithm``, ``privacy``, ``final_regret_mean``,
+        Keys: ``instance``, ``epsilon``, ``algorithm``, ``privacy`` (an evaluated policy's
+        guarantee marked "(claimed)"), ``audit`` (:meth:`audit_text`), ``final_regret_mean``,
         ``final_regret_se``, ``rank`` (1 = lowest mean regret among the cells of that
         instance and epsilon; epsilon-free algorithms are ranked at every epsilon).
         """
@@ -217,7 +306,8 @@ class Leaderboard:
                 group.sort(key=lambda c: c["result"].final_mean)
                 for rank, c in enumerate(group, start=1):
                     out.append({"instance": inst, "epsilon": e, "algorithm": c["algorithm"],
-                                "privacy": c["level"]["text"],
+                                "privacy": self._privacy_text(c),
+                                "audit": self.audit_text(c["algorithm"]),
                                 "final_regret_mean": c["result"].final_mean,
                                 "final_regret_se": c["result"].final_se, "rank": rank})
         return out
@@ -230,10 +320,18 @@ class Leaderboard:
         return {a: float(np.mean(r)) for a, r in acc.items()}
 
     def markdown(self, instance: Optional[str] = None) -> str:
-        """A Markdown table of mean final regret ± standard error: algorithms by epsilon."""
+        """A Markdown table of mean final regret ± standard error: algorithms by epsilon, with
+        the privacy guarantee at :attr:`reference_epsilon` and the audit column.
+
+        ``instance`` (a name of :attr:`instances`) restricts the table to one instance.
+        """
+        if instance is not None and instance not in self.instances:
+            raise ValueError(f"instance must be one of {list(self.instances)}, got "
+                             f"{show(instance)}")
         insts = [instance] if instance is not None else list(self.instances)
-        head = ("| instance | algorithm | privacy at ε = 1 | "
-                + " | ".join(f"ε = {e:g}" for e in self.epsilons) + " |\n|---|---|---|"
+        ref = self.reference_epsilon
+        head = (f"| instance | algorithm | privacy at ε = {ref:g} | audit | "
+                + " | ".join(f"ε = {e:g}" for e in self.epsilons) + " |\n|---|---|---|---|"
                 + "---:|" * len(self.epsilons) + "\n")
         lines = []
         for inst in insts:
@@ -247,19 +345,22 @@ class Leaderboard:
                     c = cells.get(e, cells.get(None))
                     shown.append("" if c is None else
                                  f"{c['result'].final_mean:,.1f} ± {c['result'].final_se:,.1f}")
-                ref = cells.get(1.0, cells.get(None, next(iter(cells.values()))))
-                lines.append(f"| {inst} | {alg} | {ref['level']['text']} | "
+                at_ref = cells.get(ref, cells.get(None))
+                privacy = "" if at_ref is None else self._privacy_text(at_ref)
+                lines.append(f"| {inst} | {alg} | {privacy} | {self.audit_text(alg) or '—'} | "
                              + " | ".join(shown) + " |")
         return head + "\n".join(lines)
 
     def summary_rows(self) -> List[Dict[str, Any]]:
         """``summary.csv`` rows: the columns of
-        :data:`~dpolearn.experiments.registry.SUMMARY_COLUMNS`, plus ``privacy``."""
+        :data:`~dpolearn.experiments.registry.SUMMARY_COLUMNS`, plus ``privacy`` and
+        ``audit``."""
         rows = []
         for c in self.cells:
             for row in regret_rows(_EXPERIMENT, c["instance"], [c["result"]],
                                    epsilon=c["epsilon"]):
-                row["privacy"] = c["level"]["text"]
+                row["privacy"] = self._privacy_text(c)
+                row["audit"] = self.audit_text(c["algorithm"])
                 rows.append(row)
         return rows
 
@@ -279,35 +380,49 @@ class Leaderboard:
 
     def figure(self):
         """Final regret against epsilon, one panel per instance (named above it); the evaluated
-        policy is the thick black line with star markers. Error bars are 1.96 standard errors."""
+        policies are thick black lines (the first with star markers). A policy whose claim is
+        refuted (:attr:`violated`) is named "privacy claim VIOLATED" in the legend and its
+        points carry red crosses. Error bars are 1.96 standard errors; both axes are
+        logarithmic, with at least two labelled ticks on each."""
         names = list(self.instances)
         ncols = 1 if len(names) == 1 else 2
         nrows = math.ceil(len(names) / ncols)
         fig, axes = subplots(nrows, ncols, sharex=True)
         eps = np.asarray(self.epsilons, dtype=float)
+        refuted = set(self.violated)
         for ax, inst in zip(axes.flat, names):
             for alg in self.algorithms:
                 cells = [c for c in self.cells if c["algorithm"] == alg and c["instance"] == inst]
-                mine = alg == self.label
-                # the evaluated policy: thick black stars; the others: their book-wide style
-                look = ({"color": "k", "linestyle": "-", "marker": "*"} if mine
-                        else style_of(alg))
+                mine = alg in self.labels
+                # evaluated policies: thick black lines; the others: their book-wide style
+                look = ({"color": "k", **_OWN_LOOKS[self.labels.index(alg) % len(_OWN_LOOKS)]}
+                        if mine else style_of(alg))
                 style = {**look, "lw": 2.6 if mine else 1.4, "zorder": 3 if mine else 2}
+                label = f"{alg} (privacy claim VIOLATED)" if alg in refuted else alg
                 if len(cells) == 1 and cells[0]["epsilon"] is None:
-                    ax.axhline(cells[0]["result"].final_mean, label=f"{alg} (no ε)",
+                    ax.axhline(cells[0]["result"].final_mean, label=f"{label} (no ε)",
                                **{**style, "linestyle": ":", "marker": None})
                     continue
                 cells.sort(key=lambda c: c["epsilon"])
                 x = np.array([c["epsilon"] for c in cells])
                 m = np.array([c["result"].final_mean for c in cells])
                 se = np.array([c["result"].final_se for c in cells])
-                ax.errorbar(x, m, yerr=1.96 * se, ms=9 if mine else 4, capsize=2, label=alg,
+                ax.errorbar(x, m, yerr=1.96 * se, ms=9 if mine else 4, capsize=2, label=label,
                             **style)
+                if alg in refuted:
+                    ax.plot(x, m, linestyle="none", marker="X", ms=12, color="tab:red",
+                            zorder=4, label="refuted by the audit")
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xticks(eps)
             ax.set_xticklabels([f"{v:g}" for v in eps])
             ax.minorticks_off()
+            low, high = ax.get_ylim()
+            ticks = _log_ticks(low, high)
+            if ticks:
+                ax.set_yticks(ticks)
+                ax.set_yticklabels([f"{v:,.3g}" for v in ticks])
+                ax.set_ylim(low, high)
             ax.set_ylabel(f"final regret at T = {self.horizon:,}")
             ax.text(0.0, 1.02, inst, transform=ax.transAxes, va="bottom")
         for i, ax in enumerate(list(axes.flat)[:len(names)]):
@@ -356,19 +471,30 @@ def _run_cell(policy: Policy, means, horizon, n_runs, seed, order_seed) -> Resul
                     checkpoints=comparison_checkpoints(horizon), progress=False)
 
 
-def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
+def _as_factories(factory) -> List[Callable[[Any, int], Policy]]:
+    """One or several policies to evaluate, each a Policy subclass or a factory."""
+    if isinstance(factory, (list, tuple)):
+        if not factory:
+            raise ValueError(f"factory must name at least one policy, got {show(factory)}")
+        return [as_factory(f) for f in factory]
+    return [as_factory(factory)]
+
+
+def evaluate(factory: Union[type, Callable[[Any, int], Policy], Sequence[Any]], *,
              algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
              instances: Union[None, Sequence[str], Mapping[str, Sequence[float]]] = None,
              epsilons: Optional[Sequence[float]] = None, horizon: Optional[int] = None,
              n_runs: Optional[int] = None, scale: Optional[str] = None, seed: int = 0,
-             audit: bool = True, audit_trials: int = 20_000) -> Leaderboard:
-    """Run a policy beside built-in algorithms on common instances over an epsilon grid.
+             audit: bool = True, audit_trials: int = 20_000,
+             audit_method: str = "search") -> Leaderboard:
+    """Run one or several policies beside built-in algorithms on common instances over an
+    epsilon grid, and audit their claims.
 
     Parameters
     ----------
-    factory : Policy subclass or callable ``(epsilon, horizon) -> Policy``
-        Builds a fresh copy of the evaluated policy for one grid value (a scalar epsilon).
-        A bandit policy (``feedback == "bandit"``).
+    factory : Policy subclass, callable ``(epsilon, horizon) -> Policy``, or a list of them
+        Each builds a fresh copy of an evaluated policy for one grid value (a scalar epsilon);
+        bandit policies (``feedback == "bandit"``) with distinct labels.
     algorithms : sequence of str
         Display labels of built-in algorithms, keys of
         :data:`~dpolearn.experiments.compare_setup.BANDIT_ALGORITHMS` (e.g. ``"Lazy-DP-TS"``,
@@ -388,16 +514,23 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
         Every cell's seed is derived from (algorithm, instance, epsilon, seed); the arm order
         of each instance is shuffled per run, the same for every algorithm.
     audit : bool
-        Also run :func:`audit_claim` (at epsilon = 1, ``audit_trials`` per side) and
-        :func:`whitebox_ledger` on the evaluated policy.
+        Also run :func:`audit_claim` (at the board's reference epsilon, 1 when the grid has
+        it; ``audit_trials`` certification runs per side) and :func:`whitebox_ledger` on every
+        evaluated policy. A refuted claim is marked in the table, in the figure and by a
+        :class:`~dpolearn.PrivacyAssumptionWarning`. Without an audit the guarantees of the
+        evaluated policies are shown as "claimed" and the audit column says "not run".
     audit_trials : int
-        Trials per side of the audit, >= 100 (checked even when ``audit=False``).
+        Certification runs per side of the audit, >= 100 (checked even when
+        ``audit=False``).
+    audit_method : {"search", "pairs"}
+        The audit's ``method`` (:func:`audit_claim`): the searching auditor
+        (:func:`~dpolearn.audit.search_audit`, a few seconds per policy) or the fixed pairs.
 
     Returns
     -------
     Leaderboard
     """
-    make = as_factory(factory)
+    makes = _as_factories(factory)
     unknown = [a for a in algorithms if a not in BANDIT_ALGORITHMS]
     if isinstance(algorithms, str) or unknown:
         raise ValueError(f"algorithms must be a list of labels among {sorted(BANDIT_ALGORITHMS)}, "
@@ -412,28 +545,33 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
     seed = check_positive_int("seed", seed, minimum=0)
     audit = check_bool("audit", audit)
     audit_trials = check_positive_int("audit_trials", audit_trials, minimum=100)
+    audit_method = check_choice("audit_method", audit_method, ("search", "pairs"))
 
-    probe = make(grid[0], horizon)
-    if not isinstance(probe, Policy) or probe.feedback != "bandit":
-        raise TypeError(f"factory must build a bandit Policy (feedback='bandit'), got {probe!r}")
-    label = probe.label
-    if label in algorithms:
-        raise ValueError(f"the evaluated policy's label {label!r} equals a built-in label in "
-                         f"algorithms; give it its own label")
+    labels = []
+    for make in makes:
+        probe = make(grid[0], horizon)
+        if not isinstance(probe, Policy) or probe.feedback != "bandit":
+            raise TypeError(f"factory must build a bandit Policy (feedback='bandit'), got "
+                            f"{probe!r}")
+        if probe.label in algorithms or probe.label in labels:
+            raise ValueError(f"the evaluated policy's label {probe.label!r} equals another "
+                             f"label on the board; give it its own label")
+        labels.append(probe.label)
 
     cells, mismatch = [], []
     for name, means in insts.items():
         order = derive_seed(_EXPERIMENT, "arm order", name, seed)
-        for e in grid:
-            policy = make(e, horizon)
-            res = _run_cell(policy, means, horizon, n_runs,
-                            derive_seed(_EXPERIMENT, label, name, e, seed), order)
-            level = privacy_level(res.guarantee, e)
-            if level["kind"] in ("pure", "approx") and not math.isclose(level["epsilon"], e):
-                mismatch.append(f"ε = {e:g}: guarantee {res.guarantee!r}")
-            res.params = dict(res.params, instance=name)
-            cells.append({"algorithm": label, "instance": name, "epsilon": e, "result": res,
-                          "level": level})
+        for label, make in zip(labels, makes):
+            for e in grid:
+                policy = make(e, horizon)
+                res = _run_cell(policy, means, horizon, n_runs,
+                                derive_seed(_EXPERIMENT, label, name, e, seed), order)
+                level = privacy_level(res.guarantee, e)
+                if level["kind"] in ("pure", "approx") and not math.isclose(level["epsilon"], e):
+                    mismatch.append(f"{label}, ε = {e:g}: guarantee {res.guarantee!r}")
+                res.params = dict(res.params, instance=name)
+                cells.append({"algorithm": label, "instance": name, "epsilon": e,
+                              "result": res, "level": level})
         for alg in algorithms:
             supported = epsilon_grid(alg)
             values = [e for e in grid if e in supported] if supported else [None]
@@ -451,9 +589,19 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy]], *,
                 res.params = dict(res.params, instance=name)
                 cells.append({"algorithm": alg, "instance": name, "epsilon": e, "result": res,
                               "level": privacy_level(res.guarantee, e)})
-    board = Leaderboard(label=label, cells=cells, instances=insts, epsilons=grid,
-                        horizon=horizon, n_runs=n_runs, claim_mismatch=sorted(set(mismatch)))
+    board = Leaderboard(label=labels[0], cells=cells, instances=insts, epsilons=grid,
+                        horizon=horizon, n_runs=n_runs, claim_mismatch=sorted(set(mismatch)),
+                        labels=labels)
     if audit:
-        board.audit = audit_claim(make, epsilon=1.0, n_trials=audit_trials, seed=seed)
-        board.ledger = whitebox_ledger(make, epsilon=1.0, seed=seed)
+        ref = board.reference_epsilon
+        for label, make in zip(labels, makes):
+            board.audits[label] = audit_claim(make, epsilon=ref, n_trials=audit_trials,
+                                              seed=seed, method=audit_method)
+            ledger = whitebox_ledger(make, epsilon=ref, seed=seed)
+            if ledger is not None:
+                board.ledgers[label] = ledger
+        for label in board.violated:
+            warnings.warn(f"{label}: its claimed privacy guarantee is refuted "
+                          f"({board.audit_text(label)}); the board marks it VIOLATED",
+                          PrivacyAssumptionWarning, stacklevel=2)
     return board

@@ -17,7 +17,8 @@ bound below it says only that this pair and this event found no violation.
 Contents, one module per group (every name is importable from ``dpolearn.audit``)
 
 * :mod:`dpolearn.audit.statistics` -- :class:`AuditResult`, :func:`clopper_pearson`,
-  :func:`epsilon_lower_bound`: the statistics (pure and (eps, delta)).
+  :func:`epsilon_lower_bound` (and :func:`epsilon_lower_bounds` on arrays of counts): the
+  statistics (pure and (eps, delta)).
 * :mod:`dpolearn.audit.events` -- :class:`Event` with :func:`arm_pulled`,
   :func:`action_sequence`, :func:`pulls_at_least`, :func:`output_above`, :func:`selected`:
   output events.
@@ -28,6 +29,10 @@ Contents, one module per group (every name is importable from ``dpolearn.audit``
   held-out search over candidate events and neighbouring pairs (selection on one set of trials,
   evaluation on a fresh one, so the search does not inflate the bound);
   :func:`adversarial_pairs`, a documented way to stress each algorithm family.
+* :mod:`dpolearn.audit.search` -- :func:`search_audit`, the auditor that searches for itself:
+  neighbouring tables (:func:`extreme_tables`, :func:`neighbouring_pairs`) and events chosen
+  by their likelihood ratio on selection runs, one certification on fresh runs;
+  :class:`SearchAuditResult` (with the budget spent).
 * :mod:`dpolearn.audit.losses` -- the exact and white-box companions: :func:`exact_epsilon`,
   :func:`rnm_exact_epsilon`, :func:`rnm_event_losses`, :func:`laplace_difference_sf`,
   :func:`laplace_event_loss`, :func:`laplace_composed`, :func:`gaussian_composed`,
@@ -54,7 +59,8 @@ from .losses import (
     whitebox_gdp,
     whitebox_interval_mean,
 )
-from .statistics import AuditResult, clopper_pearson, epsilon_lower_bound
+from .search import SearchAuditResult, extreme_tables, neighbouring_pairs, search_audit
+from .statistics import AuditResult, clopper_pearson, epsilon_lower_bound, epsilon_lower_bounds
 
 __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "sample_actions", "Event", "arm_pulled", "action_sequence", "pulls_at_least",
@@ -62,5 +68,6 @@ __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "exact_epsilon", "rnm_exact_epsilon", "rnm_event_losses", "laplace_difference_sf",
            "laplace_event_loss", "laplace_composed",
            "gaussian_composed", "hybrid_counter_exact_epsilon", "whitebox_gdp",
-           "whitebox_interval_mean"]
+           "whitebox_interval_mean", "epsilon_lower_bounds", "search_audit",
+           "SearchAuditResult", "extreme_tables", "neighbouring_pairs"]
 

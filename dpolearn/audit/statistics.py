@@ -8,7 +8,6 @@ References
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -17,7 +16,7 @@ from scipy import stats
 
 from .._validation import as_float_array, check_positive_int, check_probability, show
 
-__all__ = ["clopper_pearson", "epsilon_lower_bound", "AuditResult"]
+__all__ = ["clopper_pearson", "epsilon_lower_bound", "epsilon_lower_bounds", "AuditResult"]
 
 
 def _check_count(name: str, value, n: int) -> int:
@@ -44,18 +43,8 @@ def clopper_pearson(k: int, n: int, confidence: float) -> Tuple[float, float]:
     n = check_positive_int("n", n)
     k = _check_count("k", k, n)
     confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
-    alpha = 1.0 - confidence
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
-    return lo, hi
-
-
-def _log_ratio(num: float, den: float) -> float:
-    if num <= 0:
-        return 0.0
-    if den <= 0:
-        return math.inf
-    return max(0.0, math.log(num / den))
+    lo, hi = _clopper_pearson_arrays(np.asarray(k), n, confidence)
+    return float(lo), float(hi)
 
 
 def epsilon_lower_bound(k1: int, n1: int, k2: int, n2: int, *, confidence: float = 0.95,
@@ -80,14 +69,61 @@ def epsilon_lower_bound(k1: int, n1: int, k2: int, n2: int, *, confidence: float
     k2 = _check_count("k2", k2, n2)
     confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
     delta = check_probability("delta", delta, open_high=True)
-    each = 1.0 - (1.0 - confidence) / 2
-    p_lo, p_hi = clopper_pearson(k1, n1, each)
-    q_lo, q_hi = clopper_pearson(k2, n2, each)
+    lower, est = epsilon_lower_bounds(k1, n1, k2, n2, confidence=confidence, delta=delta)
+    return float(lower), float(est)
+
+
+def _clopper_pearson_arrays(k: np.ndarray, n: int, confidence: float):
+    """:func:`clopper_pearson` on an integer array of counts (no validation)."""
+    alpha = 1.0 - confidence
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k == 0, 0.0, stats.beta.ppf(alpha / 2, np.maximum(k, 1), n - k + 1))
+        hi = np.where(k == n, 1.0, stats.beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)))
+    return lo, hi
+
+
+def _log_ratios(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """max(0, ln(num/den)) elementwise; 0 when num <= 0, inf when den <= 0 < num."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(np.where(num > 0, num, 1.0) / np.where(den > 0, den, 1.0))
+    out = np.where(den <= 0, np.inf, np.maximum(out, 0.0))
+    return np.where(num <= 0, 0.0, out)
+
+
+def epsilon_lower_bounds(k1, n1: int, k2, n2: int, *, confidence: float = 0.95,
+                         delta: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`epsilon_lower_bound` for arrays of event counts ``k1``, ``k2`` (same shape),
+    evaluated elementwise: what a search ranks its many candidate events with.
+
+    Returns ``(lower, estimate)``, float arrays of the counts' shape.
+
+    >>> lo, est = epsilon_lower_bounds([5000, 10], 10000, [1839, 10], 10000)
+    >>> [round(float(v), 3) for v in est]
+    [1.0, 0.0]
+    """
+    n1 = check_positive_int("n1", n1)
+    n2 = check_positive_int("n2", n2)
+    k1 = np.asarray(k1)
+    k2 = np.asarray(k2)
+    for name, k, n in (("k1", k1, n1), ("k2", k2, n2)):
+        if k.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be an integer array of counts, got dtype {k.dtype}")
+        if k.size and (k.min() < 0 or k.max() > n):
+            raise ValueError(f"{name} must lie in [0, {n}] (the number of trials), got "
+                             f"values in [{k.min()}, {k.max()}]")
+    if k1.shape != k2.shape:
+        raise ValueError(f"k1 and k2 must have the same shape, got {k1.shape} and {k2.shape}")
+    confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
+    delta = check_probability("delta", delta, open_high=True)
+    each = 1.0 - (1.0 - confidence) / 2           # both intervals hold with prob. >= confidence
+    p_lo, p_hi = _clopper_pearson_arrays(k1, n1, each)
+    q_lo, q_hi = _clopper_pearson_arrays(k2, n2, each)
     p, q = k1 / n1, k2 / n2
-    lower = max(_log_ratio(p_lo - delta, q_hi), _log_ratio(q_lo - delta, p_hi),
-                _log_ratio((1 - p_hi) - delta, 1 - q_lo), _log_ratio((1 - q_hi) - delta, 1 - p_lo))
-    est = max(_log_ratio(p - delta, q), _log_ratio(q - delta, p),
-              _log_ratio(1 - p - delta, 1 - q), _log_ratio(1 - q - delta, 1 - p))
+    lower = np.maximum.reduce([_log_ratios(p_lo - delta, q_hi), _log_ratios(q_lo - delta, p_hi),
+                               _log_ratios((1 - p_hi) - delta, 1 - q_lo),
+                               _log_ratios((1 - q_hi) - delta, 1 - p_lo)])
+    est = np.maximum.reduce([_log_ratios(p - delta, q), _log_ratios(q - delta, p),
+                             _log_ratios(1 - p - delta, 1 - q), _log_ratios(1 - q - delta, 1 - p)])
     return lower, est
 
 
