@@ -25,7 +25,10 @@ Executor
     processes by default, or the workers of a Dask cluster after
     ``set_executor("dask", scheduler="tcp://host:8786")`` (``pip install
     "dpolearn[distributed]"``). Every task carries its own seed and results come back in task
-    order, so the data are the same bits whatever the executor and the number of workers.
+    order, so the data are the same bits whatever the executor, the number of workers and the
+    start method of the local processes (:func:`start_method`: ``"forkserver"`` on Linux,
+    ``"spawn"`` on macOS and Windows, or ``set_executor("local", start_method=...)``). In the
+    browser (Pyodide, JupyterLite) tasks run one after the other in the kernel.
 """
 from __future__ import annotations
 
@@ -57,14 +60,24 @@ from .._validation import (
 from ..simulate import Result
 from . import _cache
 from ._cache import CacheWarning, source_hash
-from ._executor import EXECUTORS, executor, map_tasks, set_executor
+from ._executor import (
+    EXECUTORS,
+    START_METHODS,
+    SerialExecutionWarning,
+    executor,
+    map_tasks,
+    set_executor,
+    start_method,
+)
 
 __all__ = [
     "EXECUTORS",
     "SCALES",
+    "START_METHODS",
     "SUMMARY_COLUMNS",
     "CacheWarning",
     "Experiment",
+    "SerialExecutionWarning",
     "cache_dir",
     "check_out_dir",
     "derive_seed",
@@ -82,6 +95,7 @@ __all__ = [
     "set_executor",
     "set_scale",
     "source_hash",
+    "start_method",
     "write_outputs",
 ]
 
