@@ -15,6 +15,7 @@ from .registry import (
                        CacheWarning,
                        Experiment,
                        SerialExecutionWarning,
+                       Setting,
                        cache_dir,
                        check_out_dir,
                        derive_seed,
@@ -37,7 +38,7 @@ from .registry import (
 )
 
 __all__ = ["EXECUTORS", "SCALES", "START_METHODS", "SUMMARY_COLUMNS", "CacheWarning", "Experiment",
-           "SerialExecutionWarning", "cache_dir",
+           "SerialExecutionWarning", "Setting", "cache_dir",
            "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",
            "progress_default", "refresh_session", "register", "regret_rows", "run", "scale",
            "set_executor", "set_scale", "source_hash", "start_method", "write_outputs"]
