@@ -15,7 +15,7 @@ import dpolearn as dpl
 from dpolearn.accounting import PureDP
 from dpolearn.bandits import AnytimeLazyUCB
 from dpolearn.envs import BernoulliBandit
-from dpolearn.experiments import catalogue, engine
+from dpolearn.experiments import catalogue, engine, hu2022
 from dpolearn.gdp import pure_dp_to_gdp
 from dpolearn.policy import Policy
 
@@ -349,3 +349,46 @@ def test_the_dask_scheduler_is_checked_before_distributed_is_imported(monkeypatc
     with pytest.raises(ImportError, match=re.escape('pip install "dpolearn[distributed]"')):
         local_executor("dask", scheduler="tcp://127.0.0.1:1")
     assert dpl.experiments.executor() == ("local", None)
+
+
+# ------------------------------------------------------------------ experiments at any setting
+def test_a_paper_figure_at_another_instance_and_epsilon(tmp_path, monkeypatch):
+    """hu2022-fig2 redrawn on a two-armed instance at eps = 0.5: its own cache entries, its own
+    numbers (the pseudo-regret of every curve is at most T times the instance's gap of 0.1,
+    where the paper's instance, with gaps up to 0.5, costs DP-SE several times that), and
+    a figure drawn from it."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    kw = {"means": [0.6, 0.5], "epsilons": [0.5], "horizon": 2000, "n_runs": 3}
+    data = dpl.experiments.run("hu2022-fig2", "quick", progress=False, **kw)
+    assert data["means"] == (0.6, 0.5) and data["epsilons"] == (0.5,)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert [n.split("-quick")[0] for n in names] == ["hu2022-fig2", "hu2022-table"]
+    rows = dpl.experiments.get("hu2022-fig2").summary(data)
+    assert {r["algorithm"] for r in rows} == {"Lazy-DP-TS", "Anytime-Lazy-UCB", "DP-SE",
+                                              "DP-SE (sum)"}
+    assert all(r["epsilon"] == 0.5 and r["horizon"] == 2000 and r["n_runs"] == 3 for r in rows)
+    assert all(r["final_regret_mean"] <= 0.1 * 2000 + 1e-9 for r in rows)
+    paper = dpl.experiments.run("hu2022-table", "quick", progress=False, epsilons=[0.5],
+                                horizon=2000, n_runs=3, algorithms=["DP-SE"])
+    assert paper["results"][("DP-SE", 0.5)].final_mean > 2 * 0.1 * 2000
+    fig = dpl.experiments.figure("hu2022-fig2", data)
+    assert len(fig.axes[0].get_lines()) >= 5
+    plt.close(fig)
+    again = dpl.experiments.run("hu2022-fig2", "quick", progress=False,
+                                **dict(kw, means=(0.6, 0.5)))
+    assert np.array_equal(again["results"][("DP-SE", 0.5)].regret,
+                          data["results"][("DP-SE", 0.5)].regret)
+    assert len(list(tmp_path.iterdir())) == 3, "the same settings read the same entries"
+
+
+def test_the_algorithms_setting_chooses_the_curves():
+    settings = dpl.experiments.settings("hu2022-fig3", "paper",
+                                        algorithms=["DP-SE", "Lazy-DP-TS"])
+    assert settings == {"means": hu2022.MEANS, "epsilons": (0.5,), "horizon": 100_000,
+                        "n_runs": 50, "algorithms": ("Lazy-DP-TS", "DP-SE")}
+    with pytest.raises(ValueError, match="algorithms must not repeat a label"):
+        dpl.experiments.settings("hu2022-fig3", algorithms=["DP-SE", "DP-SE"])
+    with pytest.raises(TypeError, match="algorithms must hold labels"):
+        dpl.experiments.settings("hu2022-fig3", algorithms=[1])

@@ -96,6 +96,7 @@ __all__ = [
     "scale",
     "set_executor",
     "set_scale",
+    "settings",
     "source_hash",
     "start_method",
     "write_outputs",
@@ -406,6 +407,23 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
         warnings.warn(f"could not write cache entry {path} ({exc}); the result is not cached",
                       CacheWarning, stacklevel=2)
     return data
+
+
+def settings(id: str, scale_name: str | None = None, **overrides: Any) -> dict[str, Any]:
+    """The settings experiment ``id`` runs at: its defaults at the scale, with ``overrides``.
+
+    Checks ``overrides`` exactly as :func:`run` does (an unknown name or a bad value raises
+    ValueError or TypeError naming it) without computing anything; values come back
+    normalised (sequences as tuples).
+
+    >>> settings("hu2022-fig2", "quick", epsilons=[0.5])["epsilons"]
+    (0.5,)
+    """
+    exp = get(id)
+    scale_name = scale(scale_name)
+    values = {s.name: s.default_for(scale_name) for s in exp.settings}
+    values.update(_settings.resolve(id, exp.settings, scale_name, overrides))
+    return values
 
 
 def figure(id: str, data: dict[str, Any]):
