@@ -4,14 +4,17 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# make venv LOCK=1: install the term pin (requirements.lock, exact versions with hashes) first
+LOCK ?=
+STAMP := $(VENV)/.installed$(if $(LOCK),-locked)
 JOBS ?= 2
 
 .PHONY: book test venv quick-book figures bench clean notebooks pdf
 
-$(STAMP): requirements.txt requirements-test.txt pyproject.toml bookkit/pyproject.toml
+$(STAMP): requirements.txt requirements-test.txt pyproject.toml bookkit/pyproject.toml $(if $(LOCK),requirements.lock)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(if $(LOCK),$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $(STAMP)
 
@@ -113,3 +116,21 @@ instructor-kit: $(STAMP)
 .PHONY: api-pages
 api-pages: $(STAMP)
 	$(BIN)/python -m bookkit.api_pages
+
+## The term pin. requirements.lock: every package of the book's environment (requirements.txt)
+## at an exact version with hashes, one universal file for Python 3.10-3.13 (uv pip compile;
+## needs the package index). Binder installs it (binder/); `make venv LOCK=1` installs it before
+## the test requirements; tests/test_lock.py checks it is in sync with requirements.txt.
+.PHONY: lock
+lock: $(STAMP)
+	$(BIN)/uv pip compile requirements.txt --universal --python-version 3.10 --generate-hashes \
+		--no-emit-package dpolearn --custom-compile-command "make lock" -o requirements.lock
+
+## Every supported Python (noxfile.py): the non-book tests on 3.10 ... 3.13 and the experiments'
+## process pool under the fork, spawn and forkserver start methods. Interpreters come from PATH,
+## plus pyenv's when installed. One session: make nox NOX_ARGS="-s tests-3.13".
+NOX_ARGS ?=
+.PHONY: nox
+nox: $(STAMP)
+	PATH="$$PATH$$(for d in $$HOME/.pyenv/versions/3.*/bin; do test -d "$$d" && printf ':%s' "$$d"; done)" \
+		$(BIN)/nox $(NOX_ARGS)

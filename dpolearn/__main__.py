@@ -4,6 +4,11 @@
     python -m dpolearn run NAME [NAME ...] | --all  [--scale quick|paper] [--jobs N] [--seed S]
                                                     [--out DIR] [--no-cache] [--quiet]
                                                     [--executor local|dask] [--scheduler ADDRESS]
+                                                    [--start-method fork|spawn|forkserver]
+                                                    [--set KEY=VALUE ...]
+
+``--set`` changes one of an experiment's settings (``run(id, scale, **overrides)``); VALUE is
+read as JSON, e.g. ``--set "means=[0.7, 0.5, 0.4]" --set "epsilons=[0.5]" --set horizon=5000``.
 
 Every input (arguments, ``$DPOLEARN_SCALE``, ``$DPOLEARN_PROGRESS``, ``$DPOLEARN_CACHE``, the
 output directory, the Dask scheduler) is checked before any computation; a bad one ends the
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 import time
 import warnings
@@ -63,7 +69,30 @@ def _parser() -> argparse.ArgumentParser:
                      help="local processes (default) or a Dask cluster (needs --scheduler)")
     run.add_argument("--scheduler", default=None, metavar="ADDRESS",
                      help="the Dask scheduler's address, e.g. tcp://10.0.0.5:8786")
+    run.add_argument("--start-method", choices=experiments.START_METHODS, default=None,
+                     help="how local worker processes start (default $DPOLEARN_START_METHOD, "
+                     "else forkserver on Linux, spawn on macOS and Windows)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                     help="change a setting of the experiments (VALUE in JSON), e.g. "
+                     "--set 'epsilons=[0.5]'; repeatable")
     return parser
+
+
+def _overrides(items: list[str]) -> dict:
+    """``--set KEY=VALUE`` options as keyword overrides (VALUE read as JSON, else a string)."""
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise _UsageError(f"--set must be KEY=VALUE, got {item!r}")
+        if key.strip() in out:
+            raise _UsageError(f"--set gives {key.strip()} twice")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        out[key.strip()] = value
+    return out
 
 
 def _one_line_warnings(message, category, filename, lineno, file=None, line=None):
@@ -101,6 +130,13 @@ def _check_run_args(args) -> list[str]:
         experiments.set_executor("dask", scheduler=args.scheduler)
     elif args.scheduler is not None:
         raise _UsageError("--scheduler is only used with --executor dask")
+    if args.start_method is not None:
+        if args.executor == "dask":
+            raise _UsageError("--start-method is only used with --executor local")
+        experiments.set_executor("local", start_method=args.start_method)
+    args.overrides = _overrides(args.settings)
+    for name in names:
+        experiments.settings(name, args.scale, **args.overrides)
     return names
 
 
@@ -112,7 +148,7 @@ def _run(args, names: list[str]) -> int:
         for name in names:
             start = time.perf_counter()
             data = experiments.run(name, scale, seed=args.seed, jobs=args.jobs, progress=progress,
-                                   cache=not args.no_cache)
+                                   cache=not args.no_cache, **args.overrides)
             where = ""
             if args.out is not None:
                 where = f" -> {experiments.write_outputs(name, data, args.out)}"

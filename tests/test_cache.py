@@ -301,3 +301,93 @@ def test_no_cache_reaches_a_book_experiment_nested_run(tmp_path, monkeypatch):
     assert calls == [], "by default the nested run reads the cache"
     registry.run("hu2021-fig1", "quick", progress=False, cache=False)
     assert calls == [0], "with cache=False the nested experiment is recomputed"
+
+
+# ------------------------------------------------------------------ settings (overrides)
+def _tunable(scale, seed, jobs, progress, means=(0.9, 0.6), horizon=None):
+    CALLS["tunable"] = CALLS.get("tunable", 0) + 1
+    horizon = horizon or {"quick": 10, "paper": 100}[scale]
+    return {"calls": CALLS["tunable"], "means": means, "horizon": horizon}
+
+
+@pytest.fixture
+def tunable(tiny):
+    """A registered test experiment with two settings, ``means`` and ``horizon``."""
+    from dpolearn.experiments import _settings
+
+    registry.register("test-cache-tunable", title="tunable", settings=(
+        _settings.Setting("means", _settings.means, (0.9, 0.6), "arm means"),
+        _settings.Setting("horizon", _settings.horizon, {"quick": 10, "paper": 100}, "rounds"),
+    ))(_tunable)
+    yield tiny
+    registry._REGISTRY.pop("test-cache-tunable", None)
+
+
+def test_without_overrides_the_key_is_the_one_experiments_always_had():
+    """No new field in the key of a call without overrides: existing caches stay valid."""
+    key = _cache.entry_key("hu2022-fig2", "quick", "0", "abc")
+    assert key == {"schema": _cache.SCHEMA, "experiment": "hu2022-fig2", "scale": "quick",
+                   "seed": "0", "source": "abc", "numpy": np.__version__,
+                   "scipy": scipy.__version__}
+    assert _cache.entry_key("hu2022-fig2", "quick", "0", "abc", {}) == key
+    assert _cache.entry_key("hu2022-fig2", "quick", "0", "abc", {"horizon": 5}) != key
+
+
+def test_each_override_has_its_own_entry_and_equal_spellings_share_one(tunable):
+    run = registry.run
+    base = run("test-cache-tunable", "quick")
+    assert (base["means"], base["horizon"]) == ((0.9, 0.6), 10)
+    assert run("test-cache-tunable", "quick", means=(0.9, 0.6), horizon=10)["calls"] == 1, \
+        "overrides equal to the defaults read the entry of the call without them"
+    other = run("test-cache-tunable", "quick", means=[0.7, 0.5, 0.2])
+    assert other["calls"] == 2 and other["means"] == (0.7, 0.5, 0.2)
+    assert run("test-cache-tunable", "quick", means=np.array([0.7, 0.5, 0.2]))["calls"] == 2
+    third = run("test-cache-tunable", "quick", means=[0.7, 0.5, 0.2], horizon=20)
+    assert third["calls"] == 3 and third["horizon"] == 20
+    assert run("test-cache-tunable", "quick", horizon=20, means=(0.7, 0.5, 0.2))["calls"] == 3
+    assert run("test-cache-tunable", "paper", horizon=10)["calls"] == 4, \
+        "10 is the quick default, not the paper one"
+    assert len(list(tunable.iterdir())) == 4
+    assert run("test-cache-tunable", "quick")["calls"] == 1
+
+
+@pytest.mark.parametrize("overrides, error, needle", [
+    ({"mean": [0.5, 0.4]}, ValueError, "mean is not a setting of experiment 'test-cache-tunable'"),
+    ({"means": [0.5]}, ValueError, "means must describe K >= 2 arms"),
+    ({"means": [0.5, 1.5]}, ValueError, "means must lie in [0.0, 1.0], got 1.5"),
+    ({"means": "0.5,0.4"}, TypeError, "means must be a sequence"),
+    ({"means": 0.5}, TypeError, "means must be a sequence"),
+    ({"horizon": 2.5}, TypeError, "horizon must be an integer, got 2.5"),
+    ({"horizon": 1}, ValueError, "horizon must be >= 2, got 1"),
+])
+def test_bad_overrides_are_named_before_anything_runs(tunable, overrides, error, needle):
+    with pytest.raises(error) as info:
+        registry.run("test-cache-tunable", "quick", **overrides)
+    assert needle in str(info.value)
+    with pytest.raises(error):
+        registry.settings("test-cache-tunable", "quick", **overrides)
+    assert "tunable" not in CALLS and not any(tunable.iterdir())
+
+
+def test_an_experiment_without_settings_refuses_every_override(tiny):
+    with pytest.raises(ValueError, match="takes no settings.*horizon=5"):
+        registry.run("test-cache-tiny", "quick", horizon=5)
+    assert not CALLS
+
+
+def test_settings_report_defaults_and_overrides(tunable):
+    assert registry.settings("test-cache-tunable", "paper") == {"means": (0.9, 0.6),
+                                                                "horizon": 100}
+    assert registry.settings("test-cache-tunable", "quick", means=[0.5, 0.25]) == {
+        "means": (0.5, 0.25), "horizon": 10}
+
+
+def test_settings_may_not_shadow_the_arguments_of_run():
+    from dpolearn.experiments import _settings
+
+    with pytest.raises(ValueError, match="seed"):
+        registry.register("test-cache-shadow", title="x", settings=(
+            _settings.Setting("seed", _settings.horizon, 1, "no"),))(_tiny)
+    with pytest.raises(TypeError, match="Setting records"):
+        registry.register("test-cache-shadow", title="x", settings=("horizon",))(_tiny)
+    assert "test-cache-shadow" not in registry._REGISTRY

@@ -471,9 +471,10 @@ def test_hu2022_grid_structure_tables_and_figures(monkeypatch):
     fig = hu2022._plot_table(grid)
     plt.close(fig)
     for number, e in hu2022.FIGURES.items():
-        data = {"figure": number, "epsilon": e, "horizon": 300, "n_runs": 2, "means": hu2022.MEANS,
+        data = {"figure": number, "epsilons": (e,), "horizon": 300, "n_runs": 2,
+                "means": hu2022.MEANS,
                 "algorithms": hu2022.PRIVATE if number == 1 else hu2022.PRIVATE[1:],
-                "results": {n: grid["results"][(n, e)] for n in hu2022.PRIVATE},
+                "results": {(n, e): grid["results"][(n, e)] for n in hu2022.PRIVATE},
                 "reference": grid["results"][("TS (Beta)", None)]}
         plt.close(hu2022._plot_figure(data))
         assert len(hu2022._fig_summary(data)) == len(data["algorithms"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import pathlib
 import re
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ import dpolearn as dpl
 from dpolearn.accounting import PureDP
 from dpolearn.bandits import AnytimeLazyUCB
 from dpolearn.envs import BernoulliBandit
-from dpolearn.experiments import catalogue, engine
+from dpolearn.experiments import catalogue, engine, hu2022
 from dpolearn.gdp import pure_dp_to_gdp
 from dpolearn.policy import Policy
 
@@ -238,3 +240,155 @@ def test_every_experiment_names_a_chapter_that_shows_it():
 def test_chapter_check_notices_an_experiment_on_the_wrong_page():
     pages = {"a": 'dpl.experiments.run("x-fig")', "b": "text about x-fig"}
     assert _pages_running("x-fig", pages) == ["a"]
+
+
+# ------------------------------------------------------------------ executor: start methods
+@pytest.fixture
+def local_executor():
+    """The local executor with its default start method again after the test."""
+    yield dpl.experiments.set_executor
+    dpl.experiments.set_executor("local")
+
+
+@pytest.mark.slow
+def test_start_methods_give_bit_identical_summaries(tmp_path, monkeypatch, local_executor):
+    """One experiment with several tasks, under every start method: the same summary.csv bytes
+    (and the same as jobs=1), and no "multi-threaded fork" warning outside fork itself."""
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path / "cache"))
+    serial = dpl.experiments.run("primer-ucb-ts", "quick", jobs=1, progress=False, cache=False)
+    expected = (dpl.experiments.write_outputs("primer-ucb-ts", serial, tmp_path / "serial")
+                / "summary.csv").read_bytes()
+    for method in dpl.experiments.START_METHODS:
+        local_executor("local", start_method=method)
+        assert dpl.experiments.start_method() == method
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            data = dpl.experiments.run("primer-ucb-ts", "quick", jobs=2, progress=False,
+                                       cache=False)
+        if method != "fork":
+            assert not [w for w in seen if "fork()" in str(w.message)], method
+        out = dpl.experiments.write_outputs("primer-ucb-ts", data, tmp_path / method)
+        assert (out / "summary.csv").read_bytes() == expected, method
+
+
+def test_the_start_method_comes_from_the_argument_the_variable_or_the_platform(
+        monkeypatch, local_executor):
+    monkeypatch.delenv("DPOLEARN_START_METHOD", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    assert dpl.experiments.start_method() == "forkserver"
+    monkeypatch.setattr("sys.platform", "darwin")
+    assert dpl.experiments.start_method() == "spawn"
+    monkeypatch.setenv("DPOLEARN_START_METHOD", "fork")
+    assert dpl.experiments.start_method() == "fork"
+    local_executor("local", start_method="spawn")
+    assert dpl.experiments.start_method() == "spawn"
+    local_executor("local")
+    assert dpl.experiments.start_method() == "fork"
+    monkeypatch.setenv("DPOLEARN_START_METHOD", "vfork")
+    with pytest.raises(ValueError, match="DPOLEARN_START_METHOD.*'vfork'"):
+        dpl.experiments.start_method()
+
+
+@pytest.mark.parametrize("kwargs, error, needle", [
+    ({"name": "local", "start_method": "vfork"}, ValueError, "start_method.*'vfork'"),
+    ({"name": "local", "start_method": 1}, ValueError, "start_method.*1"),
+    ({"name": "dask", "scheduler": "tcp://127.0.0.1:1", "start_method": "spawn"}, ValueError,
+     "start_method.*'spawn'"),
+])
+def test_set_executor_refuses_bad_start_methods(kwargs, error, needle, local_executor):
+    with pytest.raises(error, match=needle):
+        local_executor(**kwargs)
+    assert dpl.experiments.executor() == ("local", None)
+
+
+def test_worker_functions_that_workers_cannot_import_are_refused_before_any_work(
+        monkeypatch, local_executor):
+    calls = []
+
+    def local_function(x):
+        calls.append(x)
+        return x
+
+    local_executor("local", start_method="spawn")
+    with pytest.raises(ValueError, match="fn must be a function defined at the top level"):
+        dpl.experiments.parallel_map(local_function, [1, 2], jobs=2)
+    # a function of a notebook (a __main__ without a file) under spawn
+    notebook = type(sys)("__main__")
+    monkeypatch.setitem(sys.modules, "__main__", notebook)
+    monkeypatch.setattr(_square, "__module__", "__main__")
+    with pytest.raises(ValueError, match="'spawn'"):
+        dpl.experiments.parallel_map(_square, [1, 2], jobs=2)
+    assert calls == []
+
+
+def test_in_the_browser_tasks_run_serially_with_one_warning(monkeypatch):
+    """Pyodide (sys.platform == "emscripten") has no processes: jobs > 1 runs in the kernel."""
+    from dpolearn.experiments import _executor
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("no process pool may start in the browser")
+
+    monkeypatch.setattr("sys.platform", "emscripten")
+    monkeypatch.setattr(_executor, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setitem(_executor._warned, "serial", False)
+    with pytest.warns(dpl.experiments.SerialExecutionWarning, match="jobs=2.*browser"):
+        assert dpl.experiments.parallel_map(_square, [1, 2, 3], jobs=2) == [1, 4, 9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                       # said once, not at every call
+        assert engine.map_tasks(_square, [4, 5], jobs=2, cost=lambda t: t) == [16, 25]
+
+
+def test_the_dask_scheduler_is_checked_before_distributed_is_imported(monkeypatch,
+                                                                        local_executor):
+    """Without the optional dependency, a bad argument is still named; a good one asks for it."""
+    monkeypatch.setitem(sys.modules, "distributed", None)        # import distributed fails
+    with pytest.raises(TypeError, match="scheduler.*8786"):
+        local_executor("dask", scheduler=8786)
+    with pytest.raises(ValueError, match="scheduler.*' '"):
+        local_executor("dask", scheduler=" ")
+    with pytest.raises(ImportError, match=re.escape('pip install "dpolearn[distributed]"')):
+        local_executor("dask", scheduler="tcp://127.0.0.1:1")
+    assert dpl.experiments.executor() == ("local", None)
+
+
+# ------------------------------------------------------------------ experiments at any setting
+def test_a_paper_figure_at_another_instance_and_epsilon(tmp_path, monkeypatch):
+    """hu2022-fig2 redrawn on a two-armed instance at eps = 0.5: its own cache entries, its own
+    numbers (the pseudo-regret of every curve is at most T times the instance's gap of 0.1,
+    where the paper's instance, with gaps up to 0.5, costs DP-SE several times that), and
+    a figure drawn from it."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    kw = {"means": [0.6, 0.5], "epsilons": [0.5], "horizon": 2000, "n_runs": 3}
+    data = dpl.experiments.run("hu2022-fig2", "quick", progress=False, **kw)
+    assert data["means"] == (0.6, 0.5) and data["epsilons"] == (0.5,)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert [n.split("-quick")[0] for n in names] == ["hu2022-fig2", "hu2022-table"]
+    rows = dpl.experiments.get("hu2022-fig2").summary(data)
+    assert {r["algorithm"] for r in rows} == {"Lazy-DP-TS", "Anytime-Lazy-UCB", "DP-SE",
+                                              "DP-SE (sum)"}
+    assert all(r["epsilon"] == 0.5 and r["horizon"] == 2000 and r["n_runs"] == 3 for r in rows)
+    assert all(r["final_regret_mean"] <= 0.1 * 2000 + 1e-9 for r in rows)
+    paper = dpl.experiments.run("hu2022-table", "quick", progress=False, epsilons=[0.5],
+                                horizon=2000, n_runs=3, algorithms=["DP-SE"])
+    assert paper["results"][("DP-SE", 0.5)].final_mean > 2 * 0.1 * 2000
+    fig = dpl.experiments.figure("hu2022-fig2", data)
+    assert len(fig.axes[0].get_lines()) >= 5
+    plt.close(fig)
+    again = dpl.experiments.run("hu2022-fig2", "quick", progress=False,
+                                **dict(kw, means=(0.6, 0.5)))
+    assert np.array_equal(again["results"][("DP-SE", 0.5)].regret,
+                          data["results"][("DP-SE", 0.5)].regret)
+    assert len(list(tmp_path.iterdir())) == 3, "the same settings read the same entries"
+
+
+def test_the_algorithms_setting_chooses_the_curves():
+    settings = dpl.experiments.settings("hu2022-fig3", "paper",
+                                        algorithms=["DP-SE", "Lazy-DP-TS"])
+    assert settings == {"means": hu2022.MEANS, "epsilons": (0.5,), "horizon": 100_000,
+                        "n_runs": 50, "algorithms": ("Lazy-DP-TS", "DP-SE")}
+    with pytest.raises(ValueError, match="algorithms must not repeat a label"):
+        dpl.experiments.settings("hu2022-fig3", algorithms=["DP-SE", "DP-SE"])
+    with pytest.raises(TypeError, match="algorithms must hold labels"):
+        dpl.experiments.settings("hu2022-fig3", algorithms=[1])

@@ -15,9 +15,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-import tomllib
 
 import dpolearn
+
+try:
+    import tomllib
+except ModuleNotFoundError:         # Python 3.10, which the package supports
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.xdist_group("packaging")

@@ -10,9 +10,12 @@ ordered task maps) and builds its policies from :mod:`dpolearn.experiments.catal
 from .registry import (
                        EXECUTORS,
                        SCALES,
+                       START_METHODS,
                        SUMMARY_COLUMNS,
                        CacheWarning,
                        Experiment,
+                       SerialExecutionWarning,
+                       Setting,
                        cache_dir,
                        check_out_dir,
                        derive_seed,
@@ -29,11 +32,14 @@ from .registry import (
                        scale,
                        set_executor,
                        set_scale,
+                       settings,
                        source_hash,
+                       start_method,
                        write_outputs,
 )
 
-__all__ = ["EXECUTORS", "SCALES", "SUMMARY_COLUMNS", "CacheWarning", "Experiment", "cache_dir",
+__all__ = ["EXECUTORS", "SCALES", "START_METHODS", "SUMMARY_COLUMNS", "CacheWarning", "Experiment",
+           "SerialExecutionWarning", "Setting", "cache_dir",
            "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",
            "progress_default", "refresh_session", "register", "regret_rows", "run", "scale",
-           "set_executor", "set_scale", "source_hash", "write_outputs"]
+           "set_executor", "set_scale", "settings", "source_hash", "start_method", "write_outputs"]

@@ -7,11 +7,13 @@ An entry is one file::
     <N bytes: the pickled data dict>
 
 The ``key`` names everything the data depend on: experiment id, scale, seed, a hash of the
-package source, the cache schema and the numpy and scipy versions. Reading an entry checks the
-leading tag, the schema, the key, the size and the SHA-256 of the payload before unpickling, and
-that the payload is a dict; anything else (an empty, truncated or garbled file, a pickle written
-by something else, an entry copied under another key) is reported with a :class:`CacheWarning`
-naming the file and treated as missing, so the caller recomputes and overwrites it.
+package source, the cache schema, the numpy and scipy versions and the experiment's settings
+changed by the call (``run(id, scale, **overrides)``), when there are some. Reading an entry
+checks the leading tag, the schema, the key, the size and the SHA-256 of the payload before
+unpickling, and that the payload is a dict; anything else (an empty, truncated or garbled file,
+a pickle written by something else, an entry copied under another key) is reported with a
+:class:`CacheWarning` naming the file and treated as missing, so the caller recomputes and
+overwrites it.
 
 Writes go to a temporary file in the same directory, are flushed to disk, and are moved into
 place with ``os.replace``, which is atomic: a reader sees the old entry or the new one, never a
@@ -45,10 +47,19 @@ class CacheWarning(UserWarning):
     """An experiment cache entry could not be used (it is recomputed) or written."""
 
 
-def entry_key(experiment: str, scale: str, seed: str, source: str) -> dict[str, Any]:
-    """Everything an experiment's data depend on, as a JSON-serialisable dict."""
-    return {"schema": SCHEMA, "experiment": experiment, "scale": scale, "seed": seed,
-            "source": source, "numpy": np.__version__, "scipy": scipy.__version__}
+def entry_key(experiment: str, scale: str, seed: str, source: str,
+              overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything an experiment's data depend on, as a JSON-serialisable dict.
+
+    ``overrides`` (the experiment's settings changed by the call, already normalised) enter
+    the key only when there are some, so a call without overrides keeps the key it always had.
+    """
+    key = {"schema": SCHEMA, "experiment": experiment, "scale": scale, "seed": seed,
+           "source": source, "numpy": np.__version__, "scipy": scipy.__version__}
+    if overrides:
+        # as JSON reads it back (tuples become lists), so the stored key compares equal
+        key["overrides"] = json.loads(json.dumps(overrides, sort_keys=True))
+    return key
 
 
 def entry_path(directory: Path, key: dict[str, Any]) -> Path:

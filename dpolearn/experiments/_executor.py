@@ -1,7 +1,18 @@
 """Where the independent tasks of an experiment run: local processes or a Dask cluster.
 
 Every task carries its own seed and results are collected in task order, so the data do not
-depend on the executor, the number of workers or the order in which tasks finish. The Dask
+depend on the executor, the number of workers, the process start method or the order in which
+tasks finish.
+
+Local processes start by the method :func:`start_method` returns: the one given to
+:func:`set_executor`, else ``$DPOLEARN_START_METHOD``, else ``"forkserver"`` where the platform
+has it (Linux and the other POSIX systems but macOS; Python 3.14 makes it Linux's default too)
+and ``"spawn"`` elsewhere (macOS, Windows). ``"fork"`` is still offered; it copies a
+multi-threaded parent (a Jupyter kernel, a Dask client), which Python 3.12+ warns may deadlock.
+Under ``"spawn"`` and ``"forkserver"`` the task function must be importable by the workers (a
+function of a module, not one defined in a notebook or script). In the browser (Pyodide,
+JupyterLite: ``sys.platform == "emscripten"``) there are no processes: tasks run one after the
+other in the kernel, with one :class:`SerialExecutionWarning` saying so. The Dask
 executor needs the optional dependencies of ``pip install "dpolearn[distributed]"`` and a
 running scheduler; each task checks on its worker that the worker's dpolearn is the same
 version and source as the submitting process, so a stale worker fails loudly instead of
@@ -10,6 +21,11 @@ returning different numbers.
 from __future__ import annotations
 
 import functools
+import multiprocessing
+import os
+import sys
+import types
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -17,13 +33,47 @@ from typing import Any
 from .._version import __version__
 from ._cache import source_hash
 
-__all__ = ["DASK_EXTRA_HINT", "EXECUTORS", "executor", "map_tasks", "set_executor"]
+__all__ = ["DASK_EXTRA_HINT", "EXECUTORS", "START_METHODS", "SerialExecutionWarning",
+           "executor", "map_tasks", "set_executor", "start_method"]
 
 EXECUTORS = ("local", "dask")
+START_METHODS = ("fork", "spawn", "forkserver")
 DASK_EXTRA_HINT = 'pip install "dpolearn[distributed]"'
 CONNECT_TIMEOUT = "10s"
 
-_current: dict = {"name": "local", "scheduler": None, "client": None, "owned": False}
+_current: dict = {"name": "local", "scheduler": None, "client": None, "owned": False,
+                  "start_method": None}
+_warned = {"serial": False}
+
+
+class SerialExecutionWarning(UserWarning):
+    """Tasks asked to run on several processes run one after the other (no processes here)."""
+
+
+def _check_start_method(name: str, value: Any) -> str:
+    if not isinstance(value, str) or value not in START_METHODS:
+        raise ValueError(f"{name} must be one of {list(START_METHODS)}, got {value!r}")
+    if value not in multiprocessing.get_all_start_methods():
+        raise ValueError(f"{name} {value!r} is not available on this platform "
+                         f"({sys.platform}; it has {multiprocessing.get_all_start_methods()})")
+    return value
+
+
+def start_method() -> str:
+    """The start method of the local worker processes.
+
+    The one given to ``set_executor("local", start_method=...)``, else
+    ``$DPOLEARN_START_METHOD``, else ``"forkserver"`` where the platform has it (not macOS,
+    whose default is ``"spawn"``), else ``"spawn"``. Results do not depend on it.
+    """
+    if _current["start_method"] is not None:
+        return _current["start_method"]
+    env = os.environ.get("DPOLEARN_START_METHOD", "")
+    if env:
+        return _check_start_method("DPOLEARN_START_METHOD", env)
+    if sys.platform != "darwin" and "forkserver" in multiprocessing.get_all_start_methods():
+        return "forkserver"
+    return "spawn"
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,7 +91,8 @@ def _import_distributed():
     return distributed
 
 
-def set_executor(name: str = "local", scheduler: Any = None) -> None:
+def set_executor(name: str = "local", scheduler: Any = None, *,
+                 start_method: str | None = None) -> None:
     """Choose where :func:`~dpolearn.experiments.parallel_map` runs the tasks of experiments.
 
     Parameters
@@ -52,6 +103,9 @@ def set_executor(name: str = "local", scheduler: Any = None) -> None:
     scheduler : str or distributed.Client, optional
         For ``"dask"``, the scheduler's address (e.g. ``"tcp://10.0.0.5:8786"``) or an existing
         ``distributed.Client``. Required with ``"dask"``, refused with ``"local"``.
+    start_method : {"fork", "spawn", "forkserver"}, optional
+        For ``"local"``, how worker processes start (see :func:`start_method` for the default,
+        which ``None`` restores). Results are the same bits under every method.
 
     Raises
     ------
@@ -67,9 +121,15 @@ def set_executor(name: str = "local", scheduler: Any = None) -> None:
     if name == "local":
         if scheduler is not None:
             raise ValueError(f"scheduler is only used with the 'dask' executor, got {scheduler!r}")
+        if start_method is not None:
+            start_method = _check_start_method("start_method", start_method)
         _release_client()
-        _current.update(name="local", scheduler=None, client=None, owned=False)
+        _current.update(name="local", scheduler=None, client=None, owned=False,
+                        start_method=start_method)
         return
+    if start_method is not None:
+        raise ValueError("start_method is only used with the 'local' executor, "
+                         f"got {start_method!r}")
     if scheduler is None:
         raise ValueError("scheduler must be given with the 'dask' executor "
                          "(an address such as 'tcp://host:8786' or a distributed.Client), got None")
@@ -157,13 +217,35 @@ def map_tasks(fn: Callable, tasks: Sequence, jobs: int) -> list[Any]:
             for task in tasks
         ]
         return client.gather(futures)
+    if jobs > 1 and len(tasks) > 1 and sys.platform == "emscripten":
+        if not _warned["serial"]:
+            _warned["serial"] = True
+            warnings.warn(f"jobs={jobs}: this Python runs in the browser (Pyodide), which has no "
+                          "worker processes, so the tasks run one after the other here; the "
+                          "results are the same", SerialExecutionWarning, stacklevel=3)
+        jobs = 1
     if jobs == 1 or len(tasks) <= 1:
         return [fn(task) for task in tasks]
-    import multiprocessing as mp
-
+    method = start_method()
+    _check_importable(fn, method)
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
-                             mp_context=mp.get_context("fork")) as pool:
+                             mp_context=multiprocessing.get_context(method)) as pool:
         return list(pool.map(fn, tasks))
+
+
+def _check_importable(fn: Callable, method: str) -> None:
+    """Workers find ``fn`` by its module and name (pickle); spawn and forkserver workers
+    re-import a script's ``__main__`` but cannot see a notebook's."""
+    if not isinstance(fn, types.FunctionType):
+        return                           # a partial, a class, a callable object: pickle decides
+    notebook = fn.__module__ == "__main__" and \
+        getattr(sys.modules.get("__main__"), "__file__", None) is None
+    if "<" in fn.__qualname__ or (notebook and method != "fork"):
+        raise ValueError(
+            f"fn must be a function defined at the top level of a module for worker processes "
+            f"started by {method!r} (they import it by name), got {fn!r}; move it to a module, "
+            "use jobs=1, or (in a notebook) set_executor('local', start_method='fork')"
+        )
 
 
 def current_client() -> Any | None:

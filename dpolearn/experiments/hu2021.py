@@ -19,15 +19,51 @@ import numpy as np
 
 from ..envs import BernoulliBandit
 from ..plotting import errorbar, regret, shared_legend, subplots, sweep_styles
+from . import _settings
+from ._settings import Setting
 from .catalogue import make_policy
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+__all__ = ["ALGORITHMS", "EPSILONS", "SETTINGS", "SWEEP_EPS", "SWEEP_MEANS", "claims",
+           "plot_log"]
 
 SETTINGS = {1: (0.75, 0.625, 0.5, 0.375, 0.25), 2: (0.5, 0.4, 0.4, 0.4, 0.4)}
 EPSILONS = (0.25, 0.5, 1.0)
 ALGORITHMS = ("Anytime-Lazy-UCB", "Lazy-DP-TS", "DP-SE", "AdaP-KLUCB")
 #: (horizon, runs per (setting, epsilon)); "paper" is the paper's own T = 10^6 and 20 runs
 _SIZES = {"quick": (20_000, 8), "paper": (1_000_000, 20)}
+
+
+def _instances(name, value):
+    """A sequence of instances (each a sequence of K >= 2 Bernoulli means, the same K)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not len(value):
+        raise TypeError(f"{name} must be a non-empty sequence of instances (sequences of arm "
+                        f"means), got {value!r}")
+    out = tuple(_settings.means(f"{name}[{k}]", inst) for k, inst in enumerate(value))
+    if len({len(inst) for inst in out}) > 1:
+        raise ValueError(f"{name} must all have the same number of arms, got {value!r}")
+    return out
+
+
+def _common(sizes, algorithms, epsilons):
+    return (Setting("epsilons", _settings.epsilons, epsilons, "The privacy parameters."),
+            Setting("horizon", _settings.horizon, {s: h for s, (h, _) in sizes.items()},
+                    "Rounds per run."),
+            Setting("n_runs", _settings.n_runs, {s: n for s, (_, n) in sizes.items()},
+                    "Runs per curve."),
+            Setting("algorithms", _settings.algorithms(algorithms), algorithms,
+                    f"The algorithms, among {list(algorithms)}."))
+
+
+#: What ``run("hu2021-regret", scale, **overrides)`` may change.
+GRID_SETTINGS = (Setting("instances", _instances, tuple(SETTINGS.values()),
+                         "The instances (settings 1, 2, ... of the grid), the same K each."),
+                 *_common(_SIZES, ALGORITHMS, EPSILONS))
+#: What ``run("hu2021-fig1", ...)`` and ``run("hu2021-fig2", ...)`` may change.
+FIGURE_SETTINGS = {s: (Setting("means", _settings.means, SETTINGS[s],
+                               "Bernoulli arm means of the instance."),
+                       *_common(_SIZES, ALGORITHMS, EPSILONS)) for s in SETTINGS}
 
 
 def _checkpoints(horizon):
@@ -37,30 +73,33 @@ def _checkpoints(horizon):
 
 def _grid_task(task):
     """One algorithm on every (setting, epsilon) cell, as ONE batch of runs."""
-    name, horizon, n_runs, seed, progress = task
-    cells = [(s, e) for s in SETTINGS for e in EPSILONS]
+    name, settings, epsilons, horizon, n_runs, seed, progress = task
+    cells = [(s, e) for s in settings for e in epsilons]
     parts = sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2021"),
                   lambda cols: BernoulliBandit(cols["means"]), horizon,
-                  [{"means": SETTINGS[s], "epsilon": e} for s, e in cells], n_runs, seed,
+                  [{"means": settings[s], "epsilon": e} for s, e in cells], n_runs, seed,
                   checkpoints=_checkpoints(horizon), progress=progress,
                   params=[{"epsilon": e} for _, e in cells])
     return dict(zip(cells, parts))
 
 
-def _grid(scale, seed, jobs, progress):
-    horizon, n_runs = _SIZES[scale]
-    tasks = [(name, horizon, n_runs, derive_seed("hu2021-regret", name, seed), progress)
-             for name in ALGORITHMS]
+def _grid(scale, seed, jobs, progress, instances=None, epsilons=EPSILONS, horizon=None,
+          n_runs=None, algorithms=ALGORITHMS):
+    settings = SETTINGS if instances is None else dict(enumerate(instances, start=1))
+    horizon = horizon or _SIZES[scale][0]
+    n_runs = n_runs or _SIZES[scale][1]
+    tasks = [(name, settings, epsilons, horizon, n_runs,
+              derive_seed("hu2021-regret", name, seed), progress) for name in algorithms]
     out = parallel_map(_grid_task, tasks, jobs)
     results = {(s, e, name): by_cell[(s, e)]
-               for name, by_cell in zip(ALGORITHMS, out) for s in SETTINGS for e in EPSILONS}
+               for name, by_cell in zip(algorithms, out) for s in settings for e in epsilons}
     return {"results": results, "horizon": horizon, "n_runs": n_runs,
-            "settings": SETTINGS, "epsilons": EPSILONS, "algorithms": ALGORITHMS}
+            "settings": settings, "epsilons": epsilons, "algorithms": algorithms}
 
 
-def _grid_summary(data, settings=(1, 2)):
+def _grid_summary(data, settings=None):
     rows = []
-    for s in settings:
+    for s in data["settings"] if settings is None else settings:
         for e in data["epsilons"]:
             res = [data["results"][(s, e, name)] for name in data["algorithms"]]
             rows += regret_rows(f"hu2021-fig{s}", f"setting {s}, eps={e}", res, epsilon=e,
@@ -69,7 +108,8 @@ def _grid_summary(data, settings=(1, 2)):
 
 
 register("hu2021-regret", title="Regret grid of Figures 1 and 2 (4 algorithms, 2 settings, "
-         "eps in {0.25, 0.5, 1})", summary=_grid_summary, chapter="lazy_experiments")(_grid)
+         "eps in {0.25, 0.5, 1})", summary=_grid_summary, chapter="lazy_experiments",
+         settings=GRID_SETTINGS)(_grid)
 
 
 def claims(data, setting):
@@ -95,11 +135,23 @@ def claims(data, setting):
     return out
 
 
-def _figure(setting, scale, seed, jobs, progress):
-    grid = run("hu2021-regret", scale, seed=seed, jobs=jobs, progress=progress)
-    results = {k: v for k, v in grid["results"].items() if k[0] == setting}
-    data = {"setting": setting, "means": SETTINGS[setting], "horizon": grid["horizon"],
-            "n_runs": grid["n_runs"], "epsilons": grid["epsilons"],
+def _figure(setting, scale, seed, jobs, progress, means=None, **overrides):
+    if means is None and overrides.keys() <= {"epsilons"} and \
+            set(overrides.get("epsilons", ())) <= set(EPSILONS):
+        # the paper's figure (or some of its panels): cut from the shared grid
+        grid = run("hu2021-regret", scale, seed=seed, jobs=jobs, progress=progress)
+        epsilons = overrides.get("epsilons", grid["epsilons"])
+        results = {k: v for k, v in grid["results"].items()
+                   if k[0] == setting and k[1] in epsilons}
+    else:
+        # another instance or size: the grid on this figure's instance alone
+        grid = run("hu2021-regret", scale, seed=seed, jobs=jobs, progress=progress,
+                   instances=[SETTINGS[setting] if means is None else means], **overrides)
+        epsilons = grid["epsilons"]
+        results = {(setting, e, name): v for (_, e, name), v in grid["results"].items()}
+    data = {"setting": setting, "means": SETTINGS[setting] if means is None else means,
+            "horizon": grid["horizon"],
+            "n_runs": grid["n_runs"], "epsilons": epsilons,
             "algorithms": grid["algorithms"], "results": results}
     # flat copies, so that `run --out` also writes every curve to data.npz
     data.update({f"{name}_eps{e:g}": res for (_, e, name), res in results.items()})
@@ -131,12 +183,12 @@ def plot_log(data):
     return _plot_figure(data, log_x=True)
 
 
-def _fig1(scale, seed, jobs, progress):
-    return _figure(1, scale, seed, jobs, progress)
+def _fig1(scale, seed, jobs, progress, **overrides):
+    return _figure(1, scale, seed, jobs, progress, **overrides)
 
 
-def _fig2(scale, seed, jobs, progress):
-    return _figure(2, scale, seed, jobs, progress)
+def _fig2(scale, seed, jobs, progress, **overrides):
+    return _figure(2, scale, seed, jobs, progress, **overrides)
 
 
 def _fig_summary(data):
@@ -146,9 +198,11 @@ def _fig_summary(data):
 
 
 register("hu2021-fig1", title="Figure 1: cumulative regret, setting 1 (0.75, ..., 0.25)",
-         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments")(_fig1)
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments",
+         settings=FIGURE_SETTINGS[1])(_fig1)
 register("hu2021-fig2", title="Figure 2: cumulative regret, setting 2 (0.5, 0.4, 0.4, 0.4, 0.4)",
-         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments")(_fig2)
+         plot=_plot_figure, summary=_fig_summary, chapter="lazy_experiments",
+         settings=FIGURE_SETTINGS[2])(_fig2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,20 +288,37 @@ SWEEP_EPS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 _SWEEP_SIZES = {"quick": (20_000, 8), "paper": (100_000, 20)}
 
 
+_SWEEP_ALGORITHMS = ("Anytime-Lazy-UCB", "Lazy-DP-TS")
+#: What ``run("hu2021-eps-sweep", scale, **overrides)`` may change.
+def _two_means(name, value):
+    """Two Bernoulli means, the first the larger (the sweep counts pulls of the second)."""
+    means = _settings.means(name, value)
+    if len(means) != 2 or means[0] <= means[1]:
+        raise ValueError(f"{name} must be two arm means, the first larger, got {value!r}")
+    return means
+
+
+SWEEP_SETTINGS = (Setting("means", _two_means, SWEEP_MEANS,
+                          "Two Bernoulli arm means, the first the larger."),
+                  *_common(_SWEEP_SIZES, _SWEEP_ALGORITHMS, SWEEP_EPS))
+
+
 def _sweep_task(task):
-    name, horizon, n_runs, seed = task
+    name, means, epsilons, horizon, n_runs, seed = task
     return sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2021"),
-                 BernoulliBandit(SWEEP_MEANS), horizon, [{"epsilon": e} for e in SWEEP_EPS],
+                 BernoulliBandit(means), horizon, [{"epsilon": e} for e in epsilons],
                  n_runs, seed, checkpoints=[horizon])
 
 
-def _sweep(scale, seed, jobs, progress):
-    horizon, n_runs = _SWEEP_SIZES[scale]
-    names = ("Anytime-Lazy-UCB", "Lazy-DP-TS")
-    tasks = [(n, horizon, n_runs, derive_seed("hu2021-eps-sweep", n, seed)) for n in names]
+def _sweep(scale, seed, jobs, progress, means=SWEEP_MEANS, epsilons=SWEEP_EPS, horizon=None,
+           n_runs=None, algorithms=_SWEEP_ALGORITHMS):
+    horizon = horizon or _SWEEP_SIZES[scale][0]
+    n_runs = n_runs or _SWEEP_SIZES[scale][1]
+    tasks = [(n, means, epsilons, horizon, n_runs, derive_seed("hu2021-eps-sweep", n, seed))
+             for n in algorithms]
     out = parallel_map(_sweep_task, tasks, jobs)
-    data = {"results": dict(zip(names, out)), "epsilons": np.array(SWEEP_EPS),
-            "means": SWEEP_MEANS, "horizon": horizon, "n_runs": n_runs}
+    data = {"results": dict(zip(algorithms, out)), "epsilons": np.array(epsilons),
+            "means": means, "horizon": horizon, "n_runs": n_runs}
     for name, parts in data["results"].items():        # per-run pull counts for data.npz
         data[f"{name}_pulls"] = np.stack([p.pulls for p in parts])   # (n_eps, n_runs, 2)
     return data
@@ -288,4 +359,18 @@ def _sweep_summary(data):
 
 
 register("hu2021-eps-sweep", title="Regret against epsilon, two arms (0.6, 0.5)",
-         plot=_plot_sweep, summary=_sweep_summary, chapter="lazy_forgetting")(_sweep)
+         plot=_plot_sweep, summary=_sweep_summary, chapter="lazy_forgetting",
+         settings=SWEEP_SETTINGS)(_sweep)
+
+__doc__ += f"""
+Settings
+--------
+``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
+setting gets its own cache entry). ``hu2021-regret``:
+
+{_settings.describe(GRID_SETTINGS)}
+``hu2021-fig1`` and ``hu2021-fig2`` take ``means`` (the figure's instance; default its
+setting) instead of ``instances``, and the same ``epsilons`` (one panel each), ``horizon``,
+``n_runs`` and ``algorithms``. ``hu2021-eps-sweep``:
+
+{_settings.describe(SWEEP_SETTINGS)}"""

@@ -25,9 +25,13 @@ import numpy as np
 
 from ..envs import BernoulliBandit
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots
+from . import _settings
+from ._settings import Setting
 from .catalogue import make_policy
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+__all__ = ["EPSILONS", "FIGURES", "MEANS", "PRIVATE", "claims", "table"]
 
 MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
 #: Figure number -> epsilon, as in the paper (Figures 1-5)
@@ -38,6 +42,20 @@ NONPRIVATE = "TS (Beta)"
 #: (horizon, runs per epsilon); "paper" is the paper's T = 10^5
 _SIZES = {"quick": (20_000, 10), "paper": (100_000, 50)}
 
+#: What ``run("hu2022-table", scale, **overrides)`` may change; the figures take the same.
+TABLE_SETTINGS = (
+    Setting("means", _settings.means, MEANS, "Bernoulli arm means of the instance (K >= 2)."),
+    Setting("epsilons", _settings.epsilons, EPSILONS,
+            "The privacy parameters of the grid; every private algorithm runs at each."),
+    Setting("horizon", _settings.horizon, {s: h for s, (h, _) in _SIZES.items()},
+            "Rounds per run."),
+    Setting("n_runs", _settings.n_runs, {s: n for s, (_, n) in _SIZES.items()},
+            "Runs per (algorithm, epsilon) cell."),
+    Setting("algorithms", _settings.algorithms(PRIVATE), PRIVATE,
+            f"The private algorithms, among {list(PRIVATE)} (non-private Beta-TS is always "
+            "run as the reference)."),
+)
+
 
 def _checkpoints(horizon: int) -> np.ndarray:
     """Log-spaced and linear checkpoints together, so both axis scales draw smoothly."""
@@ -45,33 +63,35 @@ def _checkpoints(horizon: int) -> np.ndarray:
 
 
 def _task(task):
-    """One algorithm at every epsilon, as ONE batch of ``len(EPSILONS) * n_runs`` runs."""
-    name, horizon, n_runs, seed, progress = task
-    env = BernoulliBandit(MEANS)
+    """One algorithm at every epsilon, as ONE batch of ``len(epsilons) * n_runs`` runs."""
+    name, means, epsilons, horizon, n_runs, seed, progress = task
+    env = BernoulliBandit(means)
     if name == NONPRIVATE:
         res = sweep(lambda cols: make_policy(name, horizon=horizon, preset="hu2022"), env,
                     horizon, [{}], n_runs, seed, checkpoints=_checkpoints(horizon),
                     progress=progress)
         return {None: res[0]}
     parts = sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, preset="hu2022"),
-                  env, horizon, [{"epsilon": e} for e in EPSILONS], n_runs, seed,
+                  env, horizon, [{"epsilon": e} for e in epsilons], n_runs, seed,
                   checkpoints=_checkpoints(horizon), progress=progress,
                   label=name if name == "DP-SE (sum)" else None)   # legend and table name
-    return dict(zip(EPSILONS, parts))
+    return dict(zip(epsilons, parts))
 
 
-def _grid(scale, seed, jobs, progress) -> Dict:
-    horizon, n_runs = _SIZES[scale]
-    names = PRIVATE + (NONPRIVATE,)
-    tasks = [(name, horizon, n_runs, derive_seed("hu2022-table", name, seed), progress)
-             for name in names]
+def _grid(scale, seed, jobs, progress, means=MEANS, epsilons=EPSILONS, horizon=None,
+          n_runs=None, algorithms=PRIVATE) -> Dict:
+    horizon = horizon or _SIZES[scale][0]
+    n_runs = n_runs or _SIZES[scale][1]
+    names = algorithms + (NONPRIVATE,)
+    tasks = [(name, means, epsilons, horizon, n_runs, derive_seed("hu2022-table", name, seed),
+              progress) for name in names]
     out = parallel_map(_task, tasks, jobs)
     results = {}
     for name, by_eps in zip(names, out):
         for e, res in by_eps.items():
             results[(name, e)] = res
-    return {"results": results, "horizon": horizon, "n_runs": n_runs, "means": MEANS,
-            "epsilons": EPSILONS, "algorithms": PRIVATE, "nonprivate": NONPRIVATE}
+    return {"results": results, "horizon": horizon, "n_runs": n_runs, "means": means,
+            "epsilons": epsilons, "algorithms": algorithms, "nonprivate": NONPRIVATE}
 
 
 def table(data) -> List[Dict]:
@@ -131,61 +151,92 @@ def _plot_table(data):
 
 register("hu2022-table", title="Final regret of DP-TS, Lazy-DP-TS, Anytime-Lazy-UCB and DP-SE "
          "at eps in {500, 1, 0.5, 0.25, 0.1} (mean and standard error)", plot=_plot_table,
-         summary=_summary, chapter="private_ts_experiments")(_grid)
+         summary=_summary, chapter="private_ts_experiments", settings=TABLE_SETTINGS)(_grid)
 
 
 # ---------------------------------------------------------------------------------------------
 # Figures 1-5: one epsilon each, cut from the grid
 # ---------------------------------------------------------------------------------------------
-def _figure(number, scale, seed, jobs, progress):
-    grid = run("hu2022-table", scale, seed=seed, jobs=jobs, progress=progress)
-    e = FIGURES[number]
-    shown = PRIVATE if number == 1 else tuple(n for n in PRIVATE if n != "DP-TS")
-    return {"figure": number, "epsilon": e, "horizon": grid["horizon"],
+def _figure(number, scale, seed, jobs, progress, **overrides):
+    epsilons = overrides.get("epsilons", (FIGURES[number],))
+    # At the paper's instance and size, a figure is cut from the whole grid (one cache entry
+    # for all five figures); at other settings the grid runs at the figure's epsilons only.
+    shared = overrides.keys() <= {"epsilons"} and set(epsilons) <= set(EPSILONS)
+    grid = run("hu2022-table", scale, seed=seed, jobs=jobs, progress=progress,
+               **({} if shared else dict(overrides, epsilons=epsilons)))
+    algorithms = overrides.get("algorithms", PRIVATE)
+    shown = algorithms if number == 1 else tuple(n for n in algorithms if n != "DP-TS")
+    return {"figure": number, "epsilons": epsilons, "horizon": grid["horizon"],
             "n_runs": grid["n_runs"], "means": grid["means"], "algorithms": shown,
-            "results": {n: grid["results"][(n, e)] for n in shown},
+            "results": {(n, e): grid["results"][(n, e)] for n in shown for e in epsilons},
             "reference": grid["results"][(NONPRIVATE, None)]}
 
 
 def _plot_figure(data):
-    """The paper's curves; Figure 1 gets a second panel with a logarithmic regret axis."""
-    two = data["figure"] == 1
-    fig, axes = subplots(1, 2 if two else 1)
+    """The paper's curves, one panel per epsilon; Figure 1 at its own epsilon gets a second
+    panel with a logarithmic regret axis."""
+    epsilons = data["epsilons"]
+    log_panel = data["figure"] == 1 and len(epsilons) == 1
+    fig, axes = subplots(1, 2 if log_panel else len(epsilons))
     names = [n for n in data["algorithms"] if not n.endswith("(sum)")]
     for k, ax in enumerate(axes[0]):
-        regret([data["results"][n] for n in names], ax=ax, legend=False)
-        if "DP-SE (sum)" in data["results"]:
-            regret(data["results"]["DP-SE (sum)"], ax=ax, legend=False, band=None, lw=1.5,
+        e = epsilons[0 if log_panel else k]
+        regret([data["results"][(n, e)] for n in names], ax=ax, legend=False)
+        if ("DP-SE (sum)", e) in data["results"]:
+            regret(data["results"][("DP-SE (sum)", e)], ax=ax, legend=False, band=None, lw=1.5,
                    **_dp_se_form("DP-SE (sum)"))
         regret(data["reference"], ax=ax, legend=False, band=None, ls=":", lw=1.5,
                labels=["TS (Beta), not private"], style_keys=[NONPRIVATE])
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
-        if k == 1:
+        if log_panel and k == 1:
             ax.set_yscale("log")
             ax.set_ylim(bottom=10)
+        if k > 0:
             ax.set_ylabel("")
-    ax = axes[0, 0]
-    ax.text(0.02, 0.97, f"ε = {data['epsilon']:g}", transform=ax.transAxes, va="top")
+        if k == 0 or not log_panel:
+            ax.text(0.02, 0.97, f"ε = {e:g}", transform=ax.transAxes, va="top")
     shared_legend(fig, axes)
     return fig
 
 
 def _fig_summary(data):
-    return regret_rows(f"hu2022-fig{data['figure']}", f"eps={data['epsilon']:g}",
-                       [data["results"][n] for n in data["algorithms"]], epsilon=data["epsilon"])
+    rows = []
+    for e in data["epsilons"]:
+        rows += regret_rows(f"hu2022-fig{data['figure']}", f"eps={e:g}",
+                            [data["results"][(n, e)] for n in data["algorithms"]], epsilon=e)
+    return rows
 
 
 def _make_fig(number):
-    def compute(scale, seed, jobs, progress):
-        return _figure(number, scale, seed, jobs, progress)
+    def compute(scale, seed, jobs, progress, **overrides):
+        return _figure(number, scale, seed, jobs, progress, **overrides)
     compute.__qualname__ = f"hu2022_fig{number}"
     return compute
+
+
+def _figure_settings(number):
+    """The grid's settings, except that ``epsilons`` defaults to the figure's own epsilon."""
+    own = Setting("epsilons", _settings.epsilons, (FIGURES[number],),
+                  "The privacy parameters drawn, one panel each.")
+    return tuple(own if s.name == "epsilons" else s for s in TABLE_SETTINGS)
 
 
 for _n, _e in FIGURES.items():
     register(f"hu2022-fig{_n}", title=f"Figure {_n}: cumulative regret at eps = {_e:g}, "
              "K = 5, T = 10^5", plot=_plot_figure, summary=_fig_summary,
-             chapter="private_ts_experiments")(_make_fig(_n))
+             chapter="private_ts_experiments", settings=_figure_settings(_n))(_make_fig(_n))
+
+__doc__ += f"""
+Settings
+--------
+``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
+setting gets its own cache entry). ``hu2022-table``:
+
+{_settings.describe(TABLE_SETTINGS)}
+``hu2022-fig1`` ... ``hu2022-fig5`` take the same settings, except that ``epsilons`` (default:
+the figure's own epsilon) are the panels drawn, e.g.
+``run("hu2022-fig2", "quick", means=[0.7, 0.5, 0.4], epsilons=[0.5])``.
+"""
 
 
 # ---------------------------------------------------------------------------------------------

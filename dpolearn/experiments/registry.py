@@ -25,7 +25,10 @@ Executor
     processes by default, or the workers of a Dask cluster after
     ``set_executor("dask", scheduler="tcp://host:8786")`` (``pip install
     "dpolearn[distributed]"``). Every task carries its own seed and results come back in task
-    order, so the data are the same bits whatever the executor and the number of workers.
+    order, so the data are the same bits whatever the executor, the number of workers and the
+    start method of the local processes (:func:`start_method`: ``"forkserver"`` on Linux,
+    ``"spawn"`` on macOS and Windows, or ``set_executor("local", start_method=...)``). In the
+    browser (Pyodide, JupyterLite) tasks run one after the other in the kernel.
 """
 from __future__ import annotations
 
@@ -55,16 +58,28 @@ from .._validation import (
     progress_from_env,
 )
 from ..simulate import Result
-from . import _cache
+from . import _cache, _settings
 from ._cache import CacheWarning, source_hash
-from ._executor import EXECUTORS, executor, map_tasks, set_executor
+from ._executor import (
+    EXECUTORS,
+    START_METHODS,
+    SerialExecutionWarning,
+    executor,
+    map_tasks,
+    set_executor,
+    start_method,
+)
+from ._settings import Setting
 
 __all__ = [
     "EXECUTORS",
     "SCALES",
+    "START_METHODS",
     "SUMMARY_COLUMNS",
     "CacheWarning",
     "Experiment",
+    "SerialExecutionWarning",
+    "Setting",
     "cache_dir",
     "check_out_dir",
     "derive_seed",
@@ -81,7 +96,9 @@ __all__ = [
     "scale",
     "set_executor",
     "set_scale",
+    "settings",
     "source_hash",
+    "start_method",
     "write_outputs",
 ]
 
@@ -107,6 +124,7 @@ class Experiment:
     plot: Callable[[dict[str, Any]], Any] | None = None
     summary: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     chapter: str = ""
+    settings: tuple[Setting, ...] = ()
 
     def __post_init__(self):
         if not callable(self.compute):
@@ -115,12 +133,28 @@ class Experiment:
             value = getattr(self, name)
             if value is not None and not callable(value):
                 raise TypeError(f"{name} must be callable or None, got {value!r}")
+        names = [s.name for s in self.settings if isinstance(s, Setting)]
+        if len(names) != len(self.settings):
+            raise TypeError(f"settings must be Setting records, got {self.settings!r}")
+        clash = sorted(set(names) & _RUN_ARGUMENTS) or sorted(
+            {n for n in names if names.count(n) > 1})
+        if clash:
+            raise ValueError(f"settings must have distinct names other than run's own "
+                             f"arguments, got {clash}")
 
 
-def register(id: str, *, title: str, plot=None, summary=None, chapter: str = ""):
-    """Decorator registering ``compute(scale, seed, jobs, progress)`` under ``id``.
+#: The keywords of :func:`run` itself, which no experiment setting may take as its name.
+_RUN_ARGUMENTS = frozenset({"id", "scale_name", "seed", "jobs", "progress", "cache"})
+
+
+def register(id: str, *, title: str, plot=None, summary=None, chapter: str = "",
+             settings=()):
+    """Decorator registering ``compute(scale, seed, jobs, progress, **overrides)`` under ``id``.
 
     ``id`` names files (cache entries, output directories): letters, digits, ``.``, ``_``, ``-``.
+    ``settings`` (a sequence of :class:`Setting`) are the experiment's settings that
+    ``run(id, scale, **overrides)`` may change; ``compute`` receives only the overridden ones,
+    checked and normalised, as keyword arguments (and uses its defaults for the others).
     """
     if not isinstance(id, str):
         raise TypeError(f"experiment id must be a string, got {id!r}")
@@ -135,7 +169,7 @@ def register(id: str, *, title: str, plot=None, summary=None, chapter: str = "")
             raise TypeError(f"register({id!r}) must decorate a function, got {compute!r}")
         if id in _REGISTRY and _REGISTRY[id].compute.__qualname__ != compute.__qualname__:
             raise ValueError(f"experiment id {id!r} is registered twice")
-        _REGISTRY[id] = Experiment(id, title, compute, plot, summary, chapter)
+        _REGISTRY[id] = Experiment(id, title, compute, plot, summary, chapter, tuple(settings))
         return compute
     return wrap
 
@@ -306,8 +340,9 @@ def refresh_session() -> Iterator[set]:
 
 
 def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
-        progress: bool | None = None, cache: bool = True) -> dict[str, Any]:
-    """Compute (or load from the cache) the data of experiment ``id``.
+        progress: bool | None = None, cache: bool = True, **overrides: Any) -> dict[str, Any]:
+    """Compute (or load from the cache) the data of experiment ``id``, at its settings or at
+    settings of your own.
 
     Parameters
     ----------
@@ -324,6 +359,21 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
     cache : bool
         ``False`` recomputes this experiment and those it reads through nested ``run`` calls,
         and rewrites their cache entries.
+    **overrides
+        The experiment's settings to change (``get(id).settings``; each experiment module of
+        the API reference lists its experiments' settings, typically ``means``, ``epsilons``,
+        ``horizon``, ``n_runs`` and ``algorithms``). Checked before anything is computed: an
+        unknown name or a bad value raises ValueError or TypeError naming it. They enter the
+        cache key, so each setting has its own entry; an override equal to the default is
+        dropped, and without overrides the key is the one the experiment always had.
+        :func:`figure` draws the result like any other.
+
+    Examples
+    --------
+    Figure 2 of Hu and Hegde (2022) on another instance and at another epsilon::
+
+        data = run("hu2022-fig2", "quick", means=[0.7, 0.5, 0.4], epsilons=[0.5])
+        fig = figure("hu2022-fig2", data)
     """
     exp = get(id)
     scale_name = scale(scale_name)
@@ -335,7 +385,8 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
     if not isinstance(cache, (bool, np.bool_)):
         raise TypeError(f"cache must be True or False, got {cache!r}")
-    key = _cache.entry_key(id, scale_name, _seed_tag(seed), source_hash())
+    overrides = _settings.resolve(id, exp.settings, scale_name, overrides)
+    key = _cache.entry_key(id, scale_name, _seed_tag(seed), source_hash(), overrides)
     path = _cache.entry_path(cache_dir(), key)
     refreshing = _REFRESHING.get()           # None, or the entries recomputed in this session
     if refreshing is None and cache or refreshing is not None and path in refreshing:
@@ -343,7 +394,8 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
         if data is not None:
             return data
     with contextlib.nullcontext(refreshing) if cache else refresh_session() as session:
-        data = exp.compute(scale=scale_name, seed=seed, jobs=jobs, progress=bool(progress))
+        data = exp.compute(scale=scale_name, seed=seed, jobs=jobs, progress=bool(progress),
+                           **overrides)
         if not isinstance(data, dict):
             raise TypeError(f"experiment {id!r} returned a {type(data).__name__}; compute must "
                             "return a dict of data")
@@ -355,6 +407,23 @@ def run(id: str, scale_name: str | None = None, seed: Seed = 0, jobs: int = 1,
         warnings.warn(f"could not write cache entry {path} ({exc}); the result is not cached",
                       CacheWarning, stacklevel=2)
     return data
+
+
+def settings(id: str, scale_name: str | None = None, **overrides: Any) -> dict[str, Any]:
+    """The settings experiment ``id`` runs at: its defaults at the scale, with ``overrides``.
+
+    Checks ``overrides`` exactly as :func:`run` does (an unknown name or a bad value raises
+    ValueError or TypeError naming it) without computing anything; values come back
+    normalised (sequences as tuples).
+
+    >>> settings("hu2022-fig2", "quick", epsilons=[0.5])["epsilons"]
+    (0.5,)
+    """
+    exp = get(id)
+    scale_name = scale(scale_name)
+    values = {s.name: s.default_for(scale_name) for s in exp.settings}
+    values.update(_settings.resolve(id, exp.settings, scale_name, overrides))
+    return values
 
 
 def figure(id: str, data: dict[str, Any]):

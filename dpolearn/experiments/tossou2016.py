@@ -19,9 +19,13 @@ from ..envs import BernoulliBandit
 from ..mechanisms.counters import BinaryCounter, HybridCounter, LogarithmicCounter
 from ..mechanisms.interval_mean import calibrate_epsilon
 from ..plotting import regret, shared_legend, style_of, subplots
-from . import catalogue
+from . import _settings, catalogue
+from ._settings import Setting
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
+
+__all__ = ["ALGORITHMS", "FIG2_SETTINGS", "INSTANCES", "TARGET_EPS", "legend_label",
+           "make_policy", "plot_fig2"]
 
 MEANS_2 = (0.9, 0.6)
 # The order of the ten arms is ours (reading-unstated-experiment-details of the book's appendix).
@@ -32,6 +36,21 @@ DELTA_PRIME = catalogue.DP_UCB_INT_DELTA          # delta' of DP-UCB-INT (Figure
 V = catalogue.TOSSOU2016_V                        # v of Corollary 3.2
 ALGORITHMS = ("UCB1", "DP-UCB-BOUND", "DP-UCB", "DP-UCB-INT", "Private-UCB")
 _SIZES = {"quick": (5_000, 20), "paper": (100_000, 100)}          # (T, runs per panel)
+
+#: What ``run("tossou2016-fig2", scale, **overrides)`` may change.
+FIG2_SETTINGS = (
+    Setting("means", _settings.means, None,
+            "Bernoulli arm means of one instance, drawn instead of the paper's two "
+            "(None: the paper's 2 arms and 10 arms)."),
+    Setting("epsilons", _settings.epsilons, TARGET_EPS,
+            "Target privacy parameters, one column of panels each."),
+    Setting("horizon", _settings.horizon, {s: h for s, (h, _) in _SIZES.items()},
+            "Rounds per run."),
+    Setting("n_runs", _settings.n_runs, {s: n for s, (_, n) in _SIZES.items()},
+            "Runs per curve."),
+    Setting("algorithms", _settings.algorithms(ALGORITHMS), ALGORITHMS,
+            f"The algorithms, among {list(ALGORITHMS)}."),
+)
 
 
 def _checkpoints(horizon):
@@ -63,41 +82,47 @@ def legend_label(name, target):
 
 def _run_batch(task):
     """One algorithm on one instance, every target epsilon in one batch."""
-    exp_id, instance, name, schedule, horizon, n_runs, seed = task
-    env = BernoulliBandit(INSTANCES[instance])
+    exp_id, instance, means, targets, name, schedule, horizon, n_runs, seed = task
+    env = BernoulliBandit(means)
     if name == "UCB1":                                   # UCB1 ignores epsilon: one batch
         res, = sweep(lambda cols: make_policy(name, None, horizon), env, horizon, [{}], n_runs,
                      seed, checkpoints=_checkpoints(horizon))
-        return [res] * len(TARGET_EPS)
+        return [res] * len(targets)
     return sweep(lambda cols: make_policy(name, cols["epsilon"], horizon, schedule), env,
-                 horizon, [{"epsilon": target} for target in TARGET_EPS], n_runs, seed,
+                 horizon, [{"epsilon": target} for target in targets], n_runs, seed,
                  checkpoints=_checkpoints(horizon),
                  params=[{"epsilon": _input_eps(name, target), "target_epsilon": target}
-                         for target in TARGET_EPS])
+                         for target in targets])
 
 
-def _panels(exp_id, names, schedules, scale, seed, jobs):
-    horizon, n_runs = _SIZES[scale]
-    tasks = [(exp_id, inst, name, sch, horizon, n_runs,
+def _panels(exp_id, names, schedules, scale, seed, jobs, instances=None, targets=TARGET_EPS,
+            horizon=None, n_runs=None):
+    instances = INSTANCES if instances is None else instances
+    horizon = horizon or _SIZES[scale][0]
+    n_runs = n_runs or _SIZES[scale][1]
+    tasks = [(exp_id, inst, instances[inst], targets, name, sch, horizon, n_runs,
               derive_seed(exp_id, inst, name, sch, seed))
-             for inst in reversed(list(INSTANCES)) for name, sch in zip(names, schedules)]
+             for inst in reversed(list(instances)) for name, sch in zip(names, schedules)]
     # larger instance first, so the two workers finish together (the order of results
     # does not matter: each task carries its own seed)
     results = parallel_map(_run_batch, tasks, jobs)
     panels = []
-    for inst in INSTANCES:
-        for k, target in enumerate(TARGET_EPS):
-            rows = [(task[2], task[3], res[k]) for task, res in zip(tasks, results)
+    for inst in instances:
+        for k, target in enumerate(targets):
+            rows = [(task[4], task[5], res[k]) for task, res in zip(tasks, results)
                     if task[1] == inst]
-            panels.append({"instance": inst, "means": np.asarray(INSTANCES[inst]),
+            panels.append({"instance": inst, "means": np.asarray(instances[inst]),
                            "target_epsilon": target, "results": rows})
-    return {"panels": panels, "horizon": horizon, "n_runs": n_runs}
+    return {"panels": panels, "horizon": horizon, "n_runs": n_runs,
+            "shape": (len(instances), len(targets))}
 
 
 # ----------------------------------------------------------------------------- Figure 2
-def _compute_fig2(scale, seed, jobs, progress):
-    data = _panels("tossou2016-fig2", ALGORITHMS, ["lemmaB1_y"] * len(ALGORITHMS), scale, seed,
-                   jobs)
+def _compute_fig2(scale, seed, jobs, progress, means=None, epsilons=TARGET_EPS, horizon=None,
+                  n_runs=None, algorithms=ALGORITHMS):
+    instances = None if means is None else {f"{len(means)} arms {means}": means}
+    data = _panels("tossou2016-fig2", algorithms, ["lemmaB1_y"] * len(algorithms), scale, seed,
+                   jobs, instances, epsilons, horizon, n_runs)
     for panel in data["panels"]:        # claim 5: best minus worst final regret over runs
         panel["spread"] = {name: float(np.ptp(res.regret[:, -1]))
                            for name, _, res in panel["results"]}
@@ -116,8 +141,8 @@ def plot_fig2(data, log_x=False, log_y=True):
 
     The paper's legend gives each algorithm's input privacy parameter; it differs from the
     target only for DP-UCB-INT, whose input is printed above its panel."""
-    fig, axes = subplots(2, 2, sharex=True)
-    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
+    fig, axes = subplots(*data.get("shape", (2, 2)), sharex=True)
+    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcdefghijklmnopqrstuvwxyz"):
         names = [name for name, _, _ in panel["results"]]
         results = [res for _, _, res in panel["results"]]
         regret(results, ax=ax, log_x=log_x, log_y=log_y, labels=names, legend=False)
@@ -125,9 +150,9 @@ def plot_fig2(data, log_x=False, log_y=True):
         if "DP-UCB-INT" in names:
             note = f"\nDP-UCB-INT input ε = {_input_eps('DP-UCB-INT', panel['target_epsilon']):.4g}"
         _finish_panel(ax, panel, tag, bottom=1 if log_y else 0, note=note)
-    for ax in axes[0]:
+    for ax in axes[:-1].flat:
         ax.set_xlabel("")
-    for ax in axes[:, 1]:
+    for ax in axes[:, 1:].flat:
         ax.set_ylabel("")
     shared_legend(fig, axes)
     return fig
@@ -145,7 +170,8 @@ def _summary_fig2(data):
 
 register("tossou2016-fig2", title="Figure 2 of Tossou and Dimitrakakis (2016): regret of "
          "UCB1, DP-UCB-BOUND, DP-UCB, DP-UCB-INT and Private-UCB", plot=plot_fig2,
-         summary=_summary_fig2, chapter="dp_ucb_experiments")(_compute_fig2)
+         summary=_summary_fig2, chapter="dp_ucb_experiments",
+         settings=FIG2_SETTINGS)(_compute_fig2)
 
 
 # ------------------------------------------------------------------------ DP-UCB-INT ablation
@@ -164,8 +190,8 @@ _SCHEDULE_STYLE = {"fixed": ("-", "o"), "lemmaB1_y": ("--", "s"), "lemmaB1_x": (
 
 
 def _plot_schedules(data):
-    fig, axes = subplots(2, 2, sharex=True)
-    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcd"):
+    fig, axes = subplots(*data.get("shape", (2, 2)), sharex=True)
+    for ax, panel, tag in zip(axes.ravel(), data["panels"], "abcdefghijklmnopqrstuvwxyz"):
         for name, sch, res in panel["results"]:
             if name == "UCB1":
                 regret(res, ax=ax, log_y=True, legend=False, labels=["UCB1"])
@@ -293,3 +319,11 @@ def _plot_counters(data):
 register("tossou2016-counter-error", title="Error of the binary, logarithmic and hybrid "
          "counters against their analytic standard deviation (epsilon = 1)",
          plot=_plot_counters, chapter="continual_release")(_compute_counters)
+
+__doc__ += f"""
+Settings
+--------
+``run("tossou2016-fig2", scale, **overrides)`` changes any of these (checked before anything
+runs; each setting gets its own cache entry):
+
+{_settings.describe(FIG2_SETTINGS)}"""
