@@ -41,6 +41,7 @@ BOOKKIT_LAYERS: list[tuple[str, set[str]]] = [
                 "bookkit.sphinx.api_refs"}),
     ("api_pages", {"bookkit.api_pages"}),
     ("pdf", {"bookkit.pdf"}),
+    ("page_audit", {"bookkit.page_audit"}),          # the reader's audit of the built pages
     ("vendor", {"bookkit.vendor"}),
     ("assignments", {"bookkit.assignments", "bookkit.expected_outputs"}),
 ]
