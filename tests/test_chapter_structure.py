@@ -169,7 +169,7 @@ MIN_EXERCISES = 3
 
 @dataclass
 class Exercise:
-    """An exercise of the Exercises section: its label, its kind tag, whether its solution has code."""
+    """An exercise of the Exercises section: label, kind tag, whether its solution has code."""
 
     label: str
     line: int
@@ -187,7 +187,7 @@ class Exercise:
 
 
 def exercises(text: str) -> list[Exercise]:
-    """The exercises of the chapter's Exercises section, in order (see :func:`exercise_problems`)."""
+    """The exercises of the chapter's Exercises section, in order."""
     blocks = read(text).blocks
     found: list[Exercise] = []
     in_section = False
@@ -491,5 +491,6 @@ def test_a_coding_exercise_needs_code_in_its_solution():
 
 def test_a_combined_tag_counts_as_both_kinds():
     text = _doctor("(Pen and paper.) Prove it.", "(Research.) Prove it.")
-    text = text.replace("(Coding.) Compute it.", "(Pen and paper, then a check in code.) Compute it.")
+    text = text.replace("(Coding.) Compute it.",
+                        "(Pen and paper, then a check in code.) Compute it.")
     assert exercise_kind_problems(text) == []
