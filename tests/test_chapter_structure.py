@@ -24,6 +24,14 @@ solutions (how to start, what to expect) like every other chapter's. A new page 
 contents is a chapter unless it is added to ``NOT_CHAPTERS`` with its reason, so a chapter made by
 splitting another one is checked from the moment it is listed.
 
+**Kinds of exercise.** A chapter has at least three exercises, at least one of them worked with
+pen and paper and at least one coding exercise. Each exercise says its kind in the parenthesis
+that opens its text: "(Pen and paper.)", "(Coding.)", or a combination such as "(Pen and paper,
+then coding.)" or "(Pen and paper, then a check in code.)", which counts as both; "(Research.)"
+and "(Research project.)" mark open-ended prompts, which count as neither. A coding exercise
+counts as one only when its solution shows code (a code cell between ``{solution-start}`` and
+``{solution-end}``), so the reader can run the answer.
+
 The checks read the chapter with the book's MyST reader (so a ``# comment`` in a code cell is
 not a heading); the tests at the end feed them doctored chapter texts that each must reject.
 """
@@ -36,7 +44,7 @@ from pathlib import Path
 import pytest
 
 from bookkit.book import toc_files
-from bookkit.myst import CodeCell, Directive, Heading, Math, read
+from bookkit.myst import CodeCell, Directive, Heading, Markdown, Math, read
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,6 +161,87 @@ def exercise_problems(text: str) -> list[str]:
     return problems
 
 
+#: The opening parenthesis of an exercise that names its kind, e.g. "(Pen and paper, then coding.)".
+KIND_TAG = re.compile(r"^\((?P<tag>(?:Pen and paper|Coding|Code|Research)\b[^)]*)\)")
+#: Fewest exercises a chapter has.
+MIN_EXERCISES = 3
+
+
+@dataclass
+class Exercise:
+    """An exercise of the Exercises section: label, kind tag, whether its solution has code."""
+
+    label: str
+    line: int
+    tag: str | None          # the text of the opening parenthesis, None when it has none
+    solution_code: bool      # a code cell between the solution's start and end
+
+    @property
+    def pen_and_paper(self) -> bool:
+        return self.tag is not None and "pen and paper" in self.tag.lower()
+
+    @property
+    def coding(self) -> bool:
+        return self.tag is not None and bool(re.search(r"\bcod(e|ing)\b", self.tag, re.I)) \
+            and self.solution_code
+
+
+def exercises(text: str) -> list[Exercise]:
+    """The exercises of the chapter's Exercises section, in order."""
+    blocks = read(text).blocks
+    found: list[Exercise] = []
+    in_section = False
+    waiting: Exercise | None = None        # an {exercise-start} whose text comes next
+    solving: Exercise | None = None        # inside a gated solution
+    by_label: dict[str, Exercise] = {}
+
+    def tagged(first_line: str) -> str | None:
+        match = KIND_TAG.match(first_line.strip())
+        return match.group("tag") if match else None
+
+    for block in blocks:
+        if isinstance(block, Heading) and block.level <= 2:
+            in_section = block.level == 2 and block.title.startswith("Exercises")
+            continue
+        if not in_section:
+            continue
+        if isinstance(block, Directive) and block.name == "exercise":
+            body = [line for line in block.body if line.strip() and not line.startswith(":")]
+            ex = Exercise(block.options.get("label") or "", block.line,
+                          tagged(body[0]) if body else None, False)
+            found.append(ex)
+            by_label[ex.label] = ex
+        elif isinstance(block, Directive) and block.name == "exercise-start":
+            waiting = Exercise(block.options.get("label") or "", block.line, None, False)
+            found.append(waiting)
+            by_label[waiting.label] = waiting
+        elif isinstance(block, Markdown) and waiting is not None:
+            waiting.tag = tagged(block.source.strip().splitlines()[0])
+            waiting = None
+        elif isinstance(block, Directive) and block.name == "solution-start":
+            solving = by_label.get(block.arg)
+        elif isinstance(block, Directive) and block.name == "solution-end":
+            solving = None
+        elif isinstance(block, CodeCell) and solving is not None:
+            solving.solution_code = True
+    return found
+
+
+def exercise_kind_problems(text: str) -> list[str]:
+    """What is wrong with the number and kinds of a chapter's exercises (empty when nothing is)."""
+    found = exercises(text)
+    problems = [f"line {ex.line}: exercise {ex.label!r} does not open with its kind, e.g. "
+                "'(Pen and paper.)' or '(Coding.)'" for ex in found if ex.tag is None]
+    if len(found) < MIN_EXERCISES:
+        problems.append(f"{len(found)} exercises; a chapter has at least {MIN_EXERCISES}")
+    if not any(ex.pen_and_paper for ex in found):
+        problems.append("no pen-and-paper exercise")
+    if not any(ex.coding for ex in found):
+        problems.append("no coding exercise (an exercise tagged as coding whose solution has "
+                        "a code cell)")
+    return problems
+
+
 _NOTATION_LINK = re.compile(r"\{ref\}`(?:[^`<]*<)?notation>?`"
                             r"|\{doc\}`(?:[^`<]*<)?(?:\.\./|/)?(?:book/)?notation>?`")
 
@@ -178,6 +267,12 @@ def test_the_exclusions_name_pages_of_the_table_of_contents():
 @pytest.mark.parametrize("doc", CHAPTERS)
 def test_chapter_ends_with_exercises_that_have_solutions(doc):
     problems = exercise_problems(_chapter(doc))
+    assert not problems, f"{doc}.md:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("doc", CHAPTERS)
+def test_chapter_has_three_exercises_with_pen_and_paper_and_coding(doc):
+    problems = exercise_kind_problems(_chapter(doc))
     assert not problems, f"{doc}.md:\n" + "\n".join(problems)
 
 
@@ -226,7 +321,7 @@ x = 1
 ```{exercise}
 :label: ex-syn-prose
 
-Prove it.
+(Pen and paper.) Prove it.
 ```
 
 ```{solution} ex-syn-prose
@@ -238,7 +333,7 @@ Because.
 ````{exercise-start}
 :label: ex-syn-code
 ````
-Compute it.
+(Coding.) Compute it.
 ```{exercise-end}
 ```
 
@@ -252,6 +347,18 @@ The answer:
 print(6 * 7)
 ```
 ```{solution-end}
+```
+
+```{exercise}
+:label: ex-syn-open
+
+(Research.) Extend it.
+```
+
+```{solution} ex-syn-open
+:class: dropdown
+
+One way to start.
 ```
 
 ## References
@@ -272,7 +379,11 @@ def test_a_well_formed_chapter_passes():
             if it.name.startswith(("exercise", "solution"))] == [
         ("exercise", "ex-syn-prose"), ("solution", "ex-syn-prose"),
         ("exercise-start", "ex-syn-code"), ("exercise-end", ""),
-        ("solution-start", "ex-syn-code"), ("solution-end", "")]
+        ("solution-start", "ex-syn-code"), ("solution-end", ""),
+        ("exercise", "ex-syn-open"), ("solution", "ex-syn-open")]
+    assert exercise_kind_problems(GOOD) == []
+    assert [(ex.label, ex.pen_and_paper, ex.coding) for ex in exercises(GOOD)] == [
+        ("ex-syn-prose", True, False), ("ex-syn-code", False, True), ("ex-syn-open", False, False)]
 
 
 def _doctor(old: str, new: str) -> str:
@@ -347,3 +458,39 @@ def test_notation_link_forms():
     assert links_notation("see {doc}`notation`") and links_notation("see {doc}`../notation`")
     assert not links_notation(_doctor("{ref}`notation`", "notation"))
     assert not links_notation("see {ref}`notation-decisions`")
+
+
+def _kind_problem(text: str, words: str) -> None:
+    problems = exercise_kind_problems(text)
+    assert problems and any(words in p for p in problems), problems
+
+
+def test_an_exercise_without_its_kind_fails():
+    _kind_problem(_doctor("(Research.) Extend it.", "Extend it."),
+                  "'ex-syn-open' does not open with its kind")
+
+
+def test_a_chapter_with_two_exercises_fails():
+    start, end = GOOD.index("```{exercise}\n:label: ex-syn-open"), GOOD.index("## References")
+    _kind_problem(GOOD[:start] + GOOD[end:], "2 exercises; a chapter has at least 3")
+
+
+def test_a_chapter_without_a_pen_and_paper_exercise_fails():
+    _kind_problem(_doctor("(Pen and paper.) Prove it.", "(Research.) Prove it."),
+                  "no pen-and-paper exercise")
+
+
+def test_a_coding_exercise_needs_code_in_its_solution():
+    """A coding tag alone does not count: the solution must show the code."""
+    start = GOOD.index("```{code-cell} ipython3\n## not a heading")
+    end = GOOD.index("```{solution-end}")
+    _kind_problem(GOOD[:start] + "Run it.\n\n" + GOOD[end:], "no coding exercise")
+    _kind_problem(_doctor("(Coding.) Compute it.", "(Pen and paper.) Compute it."),
+                  "no coding exercise")
+
+
+def test_a_combined_tag_counts_as_both_kinds():
+    text = _doctor("(Pen and paper.) Prove it.", "(Research.) Prove it.")
+    text = text.replace("(Coding.) Compute it.",
+                        "(Pen and paper, then a check in code.) Compute it.")
+    assert exercise_kind_problems(text) == []

@@ -379,15 +379,8 @@ def test_a_static_table_without_its_command_is_rejected():
 
 #: Sentences that still state a live result without scope, by chapter: their chapter's case is
 #: expected to fail (strictly: it errs once the sentence is scoped, and the entry is then
-#: removed here).
-PENDING: dict[str, list[str]] = {
-    # Multi-line figure captions (``caption: |``), read in full since the chapters are read
-    # with the MyST reader (the line-based reader saw only "|").
-    "primer": ["fig-primer-ucb-ts: 'Thompson Sampling is well below UCB1'"],
-    "lazy_experiments": ["fig-lazy-fig1-log: 'At the paper's horizon, Anytime-Lazy-UCB and "
-                         "AdaP-KLUCB climb ...' (the paper's horizon is not the paper-scale "
-                         "run's scope words)"],
-}
+#: removed here). Empty: every result sentence of the book is scoped.
+PENDING: dict[str, list[str]] = {}
 
 
 def _result_params():
