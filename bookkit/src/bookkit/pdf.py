@@ -161,14 +161,20 @@ def page_paths(html: Path, chapter: str | None) -> list[Path]:
     return pages
 
 
+def chapter_pdf_name(doc: str) -> str:
+    """File name of the PDF of one page (``book/api/index`` -> ``api-index.pdf``)."""
+    return doc.removeprefix("book/").replace("/", "-") + ".pdf"
+
+
 def print_pages(pages: list[Path], out: Path, html: Optional[Path] = None,
-                base_url: Optional[str] = None) -> int:
+                base_url: Optional[str] = None, chapters: Optional[Path] = None) -> int:
     """Print each page to PDF and join them into ``out`` (:func:`join_parts`); returns the
     number of math elements.
 
     ``html`` is the root of the HTML build (default: the pages' common folder); links to pages
     of it that are not printed point at ``base_url`` (default: the book's site,
-    :func:`bookkit.book.book_site_url`).
+    :func:`bookkit.book.book_site_url`). With ``chapters``, each page is also written there as a
+    PDF of its own (:func:`chapter_pdf_name`), from the same print.
     """
     from playwright.sync_api import sync_playwright
 
@@ -196,21 +202,32 @@ def print_pages(pages: list[Path], out: Path, html: Optional[Path] = None,
             doc = path.resolve().relative_to(html).with_suffix("").as_posix()
             printed.append(PrintedPage(doc, part, headings["title"],
                                        [tuple(s) for s in headings["sections"]]))
-        writer = join_parts(printed, html, base_url)
-        n_pages = len(writer.pages)
-        page.set_content(NUMBER_SHEETS_CSS + "".join(NUMBER_SHEET.format(n=n)
-                                                     for n in range(1, n_pages + 1)))
-        numbers = Path(tmp) / "numbers.pdf"
-        page.pdf(path=str(numbers), format="A4", margin={"top": "0", "bottom": "0",
-                                                          "left": "0", "right": "0"})
+        outputs = [(out, join_parts(printed, html, base_url))]
+        if chapters is not None and len(printed) > 1:
+            chapters.mkdir(parents=True, exist_ok=True)
+            outputs += [(chapters / chapter_pdf_name(part.doc),
+                         join_parts([part], html, base_url)) for part in printed]
+        sheets = number_sheets(page, max(len(w.pages) for _, w in outputs), Path(tmp))
         browser.close()
-        sheets = PdfReader(numbers)
-        if len(sheets.pages) != n_pages:
-            raise RuntimeError(f"pdf: {len(sheets.pages)} number sheets for {n_pages} pages")
-        stamp_page_numbers(writer, sheets)
-        with open(out, "wb") as fh:
-            writer.write(fh)
+        for path, writer in outputs:
+            stamp_page_numbers(writer, sheets)
+            with open(path, "wb") as fh:
+                writer.write(fh)
     return n_math
+
+
+def number_sheets(page, n_pages: int, tmp: Path) -> PdfReader:
+    """``n_pages`` blank A4 sheets, sheet ``i`` carrying the page number ``i``, printed by the
+    browser ``page``."""
+    page.set_content(NUMBER_SHEETS_CSS + "".join(NUMBER_SHEET.format(n=n)
+                                                 for n in range(1, n_pages + 1)))
+    path = tmp / "numbers.pdf"
+    page.pdf(path=str(path), format="A4",
+             margin={"top": "0", "bottom": "0", "left": "0", "right": "0"})
+    sheets = PdfReader(path)
+    if len(sheets.pages) != n_pages:
+        raise RuntimeError(f"pdf: {len(sheets.pages)} number sheets for {n_pages} pages")
+    return sheets
 
 
 def _destination(writer: PdfWriter, page_index: int, left: float, top: float) -> ArrayObject:
@@ -309,6 +326,9 @@ def _rewrite_links(writer, page_index, doc, starts, dests, html, base) -> None:
 
 def stamp_page_numbers(writer: PdfWriter, numbers: PdfReader) -> None:
     """Overlay page ``i`` of ``numbers`` (the number ``i``) onto page ``i`` of ``writer``."""
+    if len(numbers.pages) < len(writer.pages):
+        raise ValueError(f"numbers has {len(numbers.pages)} sheets, fewer than the "
+                         f"{len(writer.pages)} pages to number")
     for page, sheet in zip(writer.pages, numbers.pages):
         page.merge_page(sheet)
 
@@ -318,6 +338,7 @@ def main(argv=None) -> int:
     parser.add_argument("--html", type=Path, required=True, help="the built HTML folder")
     parser.add_argument("--chapter", help="print only book/<chapter>.html")
     parser.add_argument("--out", type=Path, help="output PDF (default _build/pdf/<name>.pdf)")
+    parser.add_argument("--chapters", type=Path, help="also write one PDF per page here")
     parser.add_argument("--base-url", help="the book's site, for links to pages not printed "
                         "(default: html.baseurl of _config.yml or the repository's Pages site)")
     args = parser.parse_args(argv)
@@ -327,7 +348,8 @@ def main(argv=None) -> int:
     check_tools()
     pages = page_paths(args.html, args.chapter)
     out = args.out or ROOT / "_build" / "pdf" / f"{args.chapter or 'dpolearn'}.pdf"
-    n_math = print_pages(pages, out, html=args.html, base_url=args.base_url)
+    n_math = print_pages(pages, out, html=args.html, base_url=args.base_url,
+                         chapters=args.chapters)
     print(f"pdf: {out} ({len(pages)} page(s) of HTML, {n_math} typeset formulas)")
     return 0
 
