@@ -134,3 +134,28 @@ NOX_ARGS ?=
 nox: $(STAMP)
 	PATH="$$PATH$$(for d in $$HOME/.pyenv/versions/3.*/bin; do test -d "$$d" && printf ':%s' "$$d"; done)" \
 		$(BIN)/nox $(NOX_ARGS)
+
+## The public release in one folder, deployable by copying it to any static host
+## (python -m bookkit.site): the book, its package index (simple/: this version's wheel and
+## sdist), the notebooks installing from it, the browser-only edition (lite/), the PDFs (pdf/)
+## and the figure files, in _build/site/. SITE_SCALE=quick (CI, tests) builds the quick book.
+## SITE_URL: the site's address (default html.baseurl of _config.yml, else the repository's
+## GitHub Pages address); SITE_ARGS: more options, e.g. --no-pdf.
+SITE_SCALE ?= paper
+SITE_URL ?=
+SITE_ARGS ?=
+.PHONY: site release
+site: $(STAMP)
+	@if [ "$(SITE_SCALE)" = paper ]; then $(MAKE) book; else $(MAKE) quick-book; fi
+	$(BIN)/python -m bookkit.site --scale $(SITE_SCALE) \
+		--html $$(if [ "$(SITE_SCALE)" = paper ]; then echo _build/html; else echo _build/quick/_build/html; fi) \
+		$(if $(SITE_URL),--base-url $(SITE_URL)) $(SITE_ARGS)
+
+## make release VERSION=x.y.z: bump the version everywhere, build the site (make site) and the
+## instructor bundle (_build/release/, never on the public site), commit and tag vx.y.z
+## (python -m bookkit.release; RELEASE_ARGS=--no-build for the bump and tag only).
+VERSION ?=
+RELEASE_ARGS ?=
+release: $(STAMP)
+	@test -n "$(VERSION)" || { echo "release: give the version, e.g. make release VERSION=0.3.0" >&2; exit 2; }
+	$(BIN)/python -m bookkit.release $(VERSION) $(RELEASE_ARGS)

@@ -16,7 +16,6 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from bookkit import book
 from bookkit import notebook as m2n
 from bookkit import vendor as vendor_assets
 from bookkit.book import toc_files
@@ -265,7 +264,6 @@ def test_launch_buttons_point_at_existing_notebooks(quick_book):
 
 
 def test_notebook_downloads_start_with_the_install_cell(quick_book):
-    url, _ = book.repository_settings()
     for md in notebook_chapters():
         doc = md.relative_to(ROOT).with_suffix("").as_posix()
         soup = _soup(quick_book.html / f"{doc}.html")
@@ -276,8 +274,8 @@ def test_notebook_downloads_start_with_the_install_cell(quick_book):
         nb = nbformat.read(target, as_version=4)
         first = nb.cells[0]
         assert first.cell_type == "code" and m2n.INSTALL_TAG in first.metadata["tags"]
-        # pinned to the tagged release of the package version (v<version>), not a branch
-        assert first.source == m2n.install_source(url)
+        # pinned to the package version, from the site's own package index
+        assert first.source == m2n.install_source()
         has_code = any(c.cell_type == "code" and m2n.INSTALL_TAG not in
                        c.metadata.get("tags", []) for c in nb.cells)
         if has_code:                       # a page of prose only (open problems) has no outputs

@@ -28,7 +28,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from bookkit import book, editions
+from bookkit import editions
 from bookkit import notebook as m2n
 from bookkit.sphinx import book as dpolearn_book
 from bookkit.sync import notebook_chapters, stale
@@ -56,20 +56,32 @@ def test_paired_notebooks_are_in_sync():
 @pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
 def test_paired_notebook_starts_with_install_cell(md):
     nb = nbformat.reads(dpolearn_book.paired_notebook(md), as_version=4)
-    url, _ = book.repository_settings()
+    index = m2n.package_index_url()
     version = m2n.release_version()
     first = nb.cells[0]
     assert first.cell_type == "code"
     assert first.metadata["tags"] == [m2n.INSTALL_TAG]
-    assert f'"dpolearn @ git+{url.rstrip("/")}@v{version}"' in first.source
+    assert f'"dpolearn=={version}" --index-url {index} ' in first.source
+    assert "git+" not in first.source
     assert 'dpl.experiments.set_scale("paper")' in first.source
     assert not any(m2n.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells[1:])
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
 
 
-def test_install_source_follows_repository_url_and_release():
-    src = m2n.install_source("https://github.com/someone/fork.git/", "1.2.3")
-    assert '%pip install --quiet "dpolearn @ git+https://github.com/someone/fork@v1.2.3"' in src
+def test_install_source_follows_the_site_index_and_release():
+    src = m2n.install_source("https://someone.github.io/fork/simple/", "1.2.3",
+                             "https://mirror.example/simple")
+    assert ('%pip install --quiet "dpolearn==1.2.3" --index-url '
+            "https://someone.github.io/fork/simple/ --extra-index-url "
+            "https://mirror.example/simple") in src
+
+
+def test_package_index_is_under_the_site_address(tmp_path):
+    config = tmp_path / "_config.yml"
+    config.write_text("html:\n  baseurl: https://example.org/book\n")
+    assert m2n.package_index_url(config) == "https://example.org/book/simple/"
+    config.write_text("repository:\n  url: https://github.com/someone/fork\n")
+    assert m2n.package_index_url(config) == "https://someone.github.io/fork/simple/"
 
 
 def test_release_version_is_the_package_version():
@@ -79,17 +91,15 @@ def test_release_version_is_the_package_version():
     assert m2n.release_version() == project["version"]
 
 
-def _run_install_cell(importable: bool) -> str:
-    """Run the install cell in an IPython shell whose %pip only records its arguments."""
+def _run_install_cell(version: str) -> str:
+    """Run the install cell for release ``version`` in an IPython shell whose %pip only records
+    its arguments (the installed dpolearn is this checkout's release)."""
     script = textwrap.dedent(f"""
-        import sys
         from IPython.core.interactiveshell import InteractiveShell
-        if not {importable!r}:
-            sys.modules["dpolearn"] = None          # import dpolearn -> ImportError
         shell = InteractiveShell.instance()
         calls = []
         shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
-        result = shell.run_cell({m2n.install_source()!r})
+        result = shell.run_cell({m2n.install_source("https://site.example/simple/", version)!r})
         result.raise_error()
         print(repr(calls))
     """)
@@ -99,11 +109,11 @@ def _run_install_cell(importable: bool) -> str:
     return proc.stdout.strip().splitlines()[-1]
 
 
-def test_install_cell_installs_only_when_dpolearn_is_missing():
-    assert _run_install_cell(importable=True) == "[]"
-    url, _ = book.repository_settings()
-    assert _run_install_cell(importable=False) == (
-        f"['install --quiet \"dpolearn @ git+{url.rstrip('/')}@v{m2n.release_version()}\"']")
+def test_install_cell_installs_only_another_version():
+    assert _run_install_cell(m2n.release_version()) == "[]"
+    assert _run_install_cell("99.0.0") == (
+        "['install --quiet \"dpolearn==99.0.0\" --index-url https://site.example/simple/ "
+        f"--extra-index-url {m2n.DEFAULT_DEPENDENCY_INDEX}']")
 
 
 # ------------------------------------------------------------------ no MyST left for readers

@@ -24,8 +24,8 @@ metadata come through unchanged) and rewrites every Markdown cell:
 * cells tagged ``remove-cell`` stay (they are set-up code the rest needs) but are collapsed, as
   are ``hide-input`` / ``remove-input`` sources; ``hide-output`` outputs are collapsed.
 
-The first cell installs ``dpolearn`` when it is not importable, pinned to the tagged release
-``v<version>`` of ``pyproject.toml`` (:func:`install_source`).
+The first cell installs ``dpolearn`` at the version of ``pyproject.toml`` from the book site's
+own package index when another version or none is installed (:func:`install_source`).
 
 Usage: ``python -m bookkit.notebook book/primer.md --edition student -o primer.ipynb``.
 """
@@ -44,7 +44,6 @@ from typing import Optional
 from . import myst
 from .book import (
     CODE_DIRECTIVES,
-    DEFAULT_REPOSITORY,
     EDITIONS,
     EXPLICIT,
     PRF_NAMES,
@@ -66,30 +65,78 @@ ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attent
                "error", "seealso", "admonition", "dropdown", "margin", "sidebar", "topic"}
 
 
-def install_source(repository_url: str = DEFAULT_REPOSITORY, version: Optional[str] = None) -> str:
-    """Source of the first cell of every notebook: install ``dpolearn`` if it is missing.
+#: Where pip finds dpolearn's dependencies when a notebook installs it from the book's site.
+DEFAULT_DEPENDENCY_INDEX = "https://pypi.org/simple"
 
-    The package is pinned to the tag ``v<version>`` of the repository, the release the notebook
-    was generated from, so that a class's numbers do not drift during a term. In a clone after
-    ``pip install -r requirements.txt`` the import succeeds and the cell does nothing.
+
+def package_index_url(config_path: Path = ROOT / "_config.yml") -> str:
+    """The book site's own package index (``<site>/simple/``, see ``bookkit.site``).
+
+    The site is :func:`book_site_url`: ``html.baseurl`` of ``_config.yml`` (the deploy workflow
+    sets it), else the GitHub Pages address of ``repository.url``.
     """
-    url = repository_url.rstrip("/")
-    if url.endswith(".git"):
-        url = url[:-4]
+    return f"{book_site_url(config_path)}simple/"
+
+
+def install_source(index_url: Optional[str] = None, version: Optional[str] = None,
+                   dependency_index: str = DEFAULT_DEPENDENCY_INDEX) -> str:
+    """Source of the first cell of every notebook: install ``dpolearn`` ``version`` if another
+    version or none is installed.
+
+    The package comes from the site's own index ``index_url`` (default
+    :func:`package_index_url`), pinned to the release the notebook was generated from, so that
+    a class's numbers do not drift during a term; its dependencies come from
+    ``dependency_index``. In a clone after ``pip install -r requirements.txt`` the installed
+    version is this release and the cell does nothing.
+    """
+    index_url = index_url or package_index_url()
     version = version or release_version()
     return (
-        f"# Installs dpolearn {version} (the release this notebook belongs to) "
-        "when it is missing,\n"
-        "# e.g. in Colab or Binder; in a clone after `pip install -r requirements.txt` "
-        "it does nothing.\n"
+        f"# Installs dpolearn {version} (the release this notebook belongs to) from the book's\n"
+        "# package index when another version or none is installed (Colab, Binder, a fresh\n"
+        "# venv); in a clone after `pip install -r requirements.txt` it does nothing.\n"
         "# Quick scale by default: run dpl.experiments.set_scale(\"paper\") "
         "before the experiments for the papers'.\n"
+        "from importlib.metadata import PackageNotFoundError, version as _version\n"
         "try:\n"
-        "    import dpolearn\n"
-        "except ImportError:\n"
-        f"    %pip install --quiet \"dpolearn @ git+{url}@v{version}\"\n"
+        "    _installed = _version(\"dpolearn\")\n"
+        "except PackageNotFoundError:\n"
+        "    _installed = None\n"
+        f"if _installed != \"{version}\":\n"
+        f"    %pip install --quiet \"dpolearn=={version}\" --index-url {index_url} "
+        f"--extra-index-url {dependency_index}\n"
     )
 
+
+def lite_install_source(version: Optional[str] = None) -> str:
+    """Source of the first cell of the browser-only edition's notebooks (JupyterLite).
+
+    ``piplite`` installs dpolearn from the wheel the Lite site serves (its ``pypi/`` index); the
+    scale is forced to quick, since a browser tab runs one Python process and the papers'
+    experiments take hours of CPU.
+    """
+    version = version or release_version()
+    return (
+        "# Browser-only edition (JupyterLite: Python runs in this tab, through Pyodide).\n"
+        f"# Installs dpolearn {version} from the wheel this site serves, and forces the quick\n"
+        "# scale: the papers' experiments need hours of CPU, a browser tab has one process.\n"
+        "import os\n"
+        "os.environ[\"DPOLEARN_SCALE\"] = \"quick\"\n"
+        "import piplite\n"
+        f"await piplite.install(\"dpolearn=={version}\")\n"
+    )
+
+
+def replace_install_cell(nb, source: str) -> bool:
+    """Give the install cell (tag ``dpolearn-install``) of ``nb`` the source ``source``; returns
+    False when the notebook has none."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and INSTALL_TAG in cell.metadata.get("tags", []):
+            cell.source = source
+            cell.outputs = []
+            cell.execution_count = None
+            return True
+    return False
 
 
 def _cite(index: BookIndex, name: str, content: str, cited: list) -> str:
@@ -359,12 +406,13 @@ def _caption_cell(caption: str, number: Optional[int]):
 
 
 def convert_chapter(md_path: Path, edition: str = "public", root: Path = ROOT,
-                    repository_url: Optional[str] = None, version: Optional[str] = None,
+                    index_url: Optional[str] = None, version: Optional[str] = None,
                     site_url: Optional[str] = None):
     """The notebook (an ``nbformat`` node) of chapter ``md_path`` for ``edition``.
 
     ``root`` is the book's source root (``_toc.yml``, ``_config.yml``, ``book/``);
-    cross-references link to ``site_url`` (default: :func:`book_site_url` of its ``_config.yml``).
+    cross-references link to ``site_url`` (default: :func:`book_site_url` of its ``_config.yml``);
+    the install cell installs from ``index_url`` (default: :func:`package_index_url` of it).
     """
     import jupytext
     import nbformat
@@ -381,10 +429,10 @@ def convert_chapter(md_path: Path, edition: str = "public", root: Path = ROOT,
     base = site_url.rstrip("/") + "/" if site_url else \
         book_site_url(root / "_config.yml", edition)
     converter = Converter(index, doc, md_path, edition, base)
-    if repository_url is None:
-        repository_url, _ = repository_settings(root / "_config.yml")
+    if index_url is None:
+        index_url = package_index_url(root / "_config.yml")
 
-    install = nbformat.v4.new_code_cell(install_source(repository_url, version))
+    install = nbformat.v4.new_code_cell(install_source(index_url, version))
     install.metadata["tags"] = [INSTALL_TAG]
     cells = [install]
     for cell in source_nb.cells:

@@ -32,12 +32,13 @@ from pathlib import Path
 
 from sphinx.util import logging as sphinx_logging
 
-from ..book import ROOT, is_notebook_source, repository_settings
+from ..book import ROOT, is_notebook_source
 from ..notebook import (
     convert_chapter,
     copy_outputs,
     install_source,  # noqa: F401  (the install cell, for the tests)
     notebook_text,
+    package_index_url,
 )
 
 logger = sphinx_logging.getLogger(__name__)
@@ -150,16 +151,17 @@ def _finish(app, exception) -> None:
 
     edition = getattr(app.config, EDITION_CONFIG, "public")
     srcdir = Path(app.srcdir)
-    # The package comes from the repository's own _config.yml, also for an edition whose
-    # repository.url names another repository (one that publishes the student edition).
-    package_url, _ = repository_settings(ROOT / "_config.yml")
+    # The package comes from the index of the repository's own site (its _config.yml), also for
+    # an edition whose repository.url names another repository (one that publishes the student
+    # edition).
+    index_url = package_index_url(ROOT / "_config.yml")
     for docname in sorted(app.env.found_docs):
         ipynb = out / "_sources" / f"{docname}.ipynb"
         md = srcdir / f"{docname}.md"
         if not (ipynb.exists() and md.exists() and is_notebook_source(md)):
             continue
         executed = nbformat.read(ipynb, as_version=4)
-        plain = convert_chapter(md, edition, root=srcdir, repository_url=package_url)
+        plain = convert_chapter(md, edition, root=srcdir, index_url=index_url)
         if not copy_outputs(plain, executed):
             logger.warning(f"{docname}: code cells differ from the executed notebook; the "
                            ".ipynb download has no outputs", type="dpolearn", subtype="download")
