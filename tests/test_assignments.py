@@ -270,3 +270,114 @@ def test_rendered_exercise_numbers_match_the_notebooks(quick_book):
     assert len(links) >= len(question_numbers()), "the page should link every question's exercise"
     wrong = [(label, text) for label, text in links if text != f"Exercise {numbers[label][0]}"]
     assert not wrong, f"rendered numbers differ from the notebooks': {wrong}"
+
+
+# -- tests that need no build: exact equality, variants, the public checks cell ---------------
+
+#: Calls whose result the set's tests may compare exactly: integers, sizes, sets of labels.
+EXACT_CALLS = {"int", "len", "set", "sorted", "str", "type", "bool", "frozenset", "tuple", "list"}
+
+
+def _exact(node) -> bool:
+    """True for an expression that is exact by construction: a non-float literal, a display of
+    literals (labels), or a call of :data:`EXACT_CALLS`."""
+    import ast
+
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, float)
+    if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        return all(isinstance(e, ast.Constant) or _exact(e) for e in node.elts)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in EXACT_CALLS
+
+
+def float_equalities(source: str) -> list[str]:
+    """The ``==``/``!=`` comparisons of test functions in ``source`` that are not exact by
+    construction (a computed float compared exactly, or a float literal)."""
+    import ast
+
+    found = []
+    for func in ast.walk(ast.parse(source)):
+        if not (isinstance(func, ast.FunctionDef) and func.name.startswith("test_")):
+            continue
+        for node in ast.walk(func):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+                operands = [node.left, *node.comparators]
+                floats = any(isinstance(o, ast.Constant) and isinstance(o.value, float)
+                             for o in operands)
+                if floats or not any(_exact(o) for o in operands):
+                    found.append(f"{func.name}: {ast.unparse(node)}")
+    return found
+
+
+def test_float_equality_scan_catches_the_known_mistakes():
+    bad = ("def test_a(f, g):\n    assert f(10) == 0.1\n    assert f(3) == g(3)\n"
+           "    assert f(1) != 2.5\n")
+    good = ("def test_b(f, g, d):\n    assert len(f()) == 2\n    assert d == int(g())\n"
+            "    assert set(f()) == {('chan', 1.0)}\n    assert f(1) == 3\n")
+    assert len(float_equalities(bad)) == 3
+    assert float_equalities(good) == []
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_no_test_compares_a_computed_float_exactly(set_name):
+    """Every check of a set (public and hidden) compares numbers with a tolerance."""
+    import jupytext
+
+    nb = jupytext.reads((ROOT / "assignments" / set_name / f"{set_name}.md").read_text(),
+                        fmt="md:myst")
+    source = "\n\n".join(c.source for c in nb.cells
+                         if c.cell_type == "code" and "def test_" in c.source
+                         and not c.source.lstrip().startswith("%"))
+    assert "def test_" in source
+    assert float_equalities(source) == []
+
+
+def test_variants_differ_between_students_and_are_signed(tmp_path):
+    from bookkit.assignments import personalise, read_roster, variant_spec
+    from dpolearn.coursework import make_variant, verify
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,name\nalice,A\nbob,B\ncarol,C\ndave,D\neve,E\n")
+    students = read_roster(roster)
+    spec = variant_spec("set1")
+    assert spec, "set 1 has parameterised questions"
+    variants = [make_variant("k", s, "set1", spec) for s in students]
+    assert len({repr(v["params"]) for v in variants}) == 5
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("k = {{param:q1_3.k}}"),
+        nbformat.v4.new_code_cell("VARIANT = {}\nP = VARIANT['params']")])
+    mine = personalise(nb, variants[0])
+    assert mine.cells[0].source == f"k = {variants[0]['params']['q1_3']['k']:g}"
+    assert verify(mine.metadata["dpolearn"]["variant"], "k")
+    namespace: dict = {}
+    exec(mine.cells[1].source, namespace)
+    assert namespace["VARIANT"] == variants[0]
+    (tmp_path / "bad.csv").write_text("student\nalice\n../etc\n")
+    with pytest.raises(ValueError, match="identities"):
+        read_roster(tmp_path / "bad.csv")
+
+
+def test_public_checks_cell_runs_without_the_notebook_file(tmp_path, monkeypatch):
+    """The cell that carries the public checks makes grader.check work in a folder that holds
+    no notebook (Colab), and reports a wrong answer."""
+    from bookkit.assignments import embed_public_checks
+
+    test = ('from otter.test_files import test_case\n\nOK_FORMAT = False\n\nname = "q1"\n'
+            'points = 1\n\n@test_case(points=None, hidden=False)\ndef test_q1(x):\n'
+            '    assert x == 2, f"x must be 2, got {x!r}\\n(two)"\n')
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        'import otter\ngrader = otter.Notebook("set1.ipynb")')])
+    nb.metadata["otter"] = {"tests": {"q1": test}}
+    out = embed_public_checks(nb, "set1")
+    assert "tests" not in out.metadata["otter"] and "otter.Notebook(\"" not in out.cells[0].source
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for cell in out.cells:
+        exec(cell.source, namespace)
+    namespace["x"] = 2
+    assert namespace["grader"].check("q1", namespace).grade == 1
+    namespace["x"] = 3
+    result = namespace["grader"].check("q1", namespace)
+    assert result.grade == 0 and "got 3" in repr(result)

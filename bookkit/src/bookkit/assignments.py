@@ -24,11 +24,30 @@ changing a set; ``tests/test_assignments.py`` fails when they are stale).
 Finally it writes ``_build/assignments/EXPECTED.md``, the expected outputs of the pen-and-paper
 questions (computed by the package, see :mod:`bookkit.expected_outputs`).
 
-Usage: ``python -m bookkit.assignments [--out DIR] [--sync-student] [set ...]``.
+**Per-student variants.** The parameterised questions draw their parameters (the choices of
+``assignments/<set>/variants.yml``) from the student's identity and the term's secret key
+(``--term-key``, :func:`dpolearn.coursework.make_variant`). Every notebook stores its variant,
+signed with an HMAC of the key, in its metadata and in its ``VARIANT`` cell; the hidden tests,
+which hold the key (only the autograder zip does), check the signature and the student and
+recompute the expected answers from those parameters. With ``--roster roster.csv`` (a CSV with a
+``student`` column) each student gets ``<out>/students/<student>/<set>.ipynb``; without one,
+the set's notebook is the variant of the anonymous student ``""`` (one variant per key). The
+default key is public (:data:`DEMO_TERM_KEY`): fine for the committed notebooks and practice,
+useless for graded work.
+
+**Checks that work anywhere.** The public tests are written into a cell of the student notebook
+that saves them to a temporary folder, so ``grader.check`` needs neither the notebook's file
+name nor a ``tests`` folder (Colab, JupyterLite, a renamed download).
+
+Usage: ``python -m bookkit.assignments [--out DIR] [--sync-student] [--term-key KEY]
+[--roster CSV] [set ...]``.
 """
 from __future__ import annotations
 
 import argparse
+import ast
+import copy
+import csv
 import re
 import shutil
 import subprocess
@@ -40,6 +59,8 @@ import jupytext
 import nbformat
 import yaml
 
+from dpolearn.coursework import make_variant
+
 from . import myst
 from .book import ROOT, book_index  # the one numbering of the book
 from .expected_outputs import write_expected
@@ -47,6 +68,14 @@ from .expected_outputs import write_expected
 SETS = ("set1", "set2", "set3")
 STUDENT_COPIES = ROOT / "assignments" / "student"
 PLACEHOLDER = re.compile(r"\{\{exercise:([A-Za-z0-9_-]+)\}\}")
+#: The term key of the committed notebooks: public, so their variant is for practice only.
+DEMO_TERM_KEY = "dpolearn-public-practice-key"
+#: A question's parameter in a Markdown cell: ``{{param:q1_3.k}}``.
+PARAM = re.compile(r"\{\{param:(\w+)\.(\w+)\}\}")
+#: The first line of the cell that holds a notebook's ``VARIANT``.
+VARIANT_CELL = "# Your parameters:"
+#: Student identities usable as folder names (e-mail addresses included).
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
 
 def exercise_numbers(root: Path = ROOT) -> dict[str, tuple[int, str]]:
@@ -106,22 +135,105 @@ def points_summary(set_name: str) -> dict[str, int]:
             "manual_points": sum(c["points"] for c in manual), "manual_questions": len(manual)}
 
 
-def source_notebook(set_name: str, numbers) -> nbformat.NotebookNode:
-    """The Otter source notebook of one set, with exercise references filled in."""
+def variant_spec(set_name: str) -> dict:
+    """The parameter choices of one set's parameterised questions (``variants.yml``)."""
+    path = ROOT / "assignments" / set_name / "variants.yml"
+    return yaml.safe_load(path.read_text()) if path.exists() else {}
+
+
+def read_roster(path: Path) -> list[str]:
+    """The student identities of a roster CSV (its ``student`` column), in order."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or "student" not in rows[0]:
+        raise ValueError(f"roster {path} needs a 'student' column and at least one row")
+    students = [row["student"].strip() for row in rows]
+    bad = [s for s in students if not STUDENT_ID.fullmatch(s)]
+    if bad:
+        raise ValueError(f"roster {path}: student identities must match {STUDENT_ID.pattern}, "
+                         f"got {bad}")
+    if len(set(students)) != len(students):
+        raise ValueError(f"roster {path}: duplicate students")
+    return students
+
+
+def variant_source(variant: dict) -> str:
+    """The ``VARIANT`` cell of a notebook holding ``variant``."""
+    return (f"{VARIANT_CELL} the questions marked \"your parameters\" use these numbers, drawn "
+            "for you.\n# Do not edit this cell: the grader checks its signature and grades with "
+            f"your parameters.\nVARIANT = {variant!r}\nP = VARIANT[\"params\"]")
+
+
+def personalise(nb: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
+    """A copy of ``nb`` for one variant: its parameters in the Markdown, the ``VARIANT`` cell and
+    the notebook's metadata (``dpolearn.variant``)."""
+    nb = copy.deepcopy(nb)
+    params = variant["params"]
+    cells = [c for c in nb.cells if c.cell_type == "code" and "VARIANT = " in c.source]
+    if len(cells) != 1:
+        raise ValueError(f"expected one VARIANT cell, found {len(cells)}")
+    cells[0].source = variant_source(variant)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = PARAM.sub(lambda m: f"{params[m.group(1)][m.group(2)]:g}", cell.source)
+    nb.metadata["dpolearn"] = {"variant": variant}
+    return nb
+
+
+def _string_literal(text: str) -> str:
+    """``text`` as a readable triple-quoted Python literal."""
+    literal = '"""' + text.replace("\\", "\\\\").replace('"""', '\\"""') + '"""'
+    if ast.literal_eval(literal) != text:
+        raise ValueError(f"cannot quote this test as a literal: {text[:80]!r}")
+    return literal
+
+
+def embed_public_checks(nb: nbformat.NotebookNode, set_name: str) -> nbformat.NotebookNode:
+    """Move the public tests from the notebook's metadata into a cell that writes them to a
+    temporary folder and points ``grader`` there, so checks work under any file name and where
+    the notebook is not a file (Colab)."""
+    nb = copy.deepcopy(nb)
+    tests = nb.metadata.get("otter", {}).pop("tests", {})
+    setup = [c for c in nb.cells if c.cell_type == "code" and "otter.Notebook(" in c.source]
+    if len(setup) != 1 or not tests:
+        raise ValueError(f"{set_name}: expected one otter.Notebook cell and public tests")
+    setup[0].source = "\n".join(line for line in setup[0].source.splitlines()
+                                if "otter.Notebook(" not in line).rstrip()
+    entries = "".join(f"    {name!r}: {_string_literal(text)},\n"
+                      for name, text in sorted(tests.items()))
+    source = ("# The public checks of this set (grader.check), written to a temporary folder so "
+              "that they run\n# in Colab, JupyterLite and under any file name. Do not edit.\n"
+              "import pathlib\nimport tempfile\n\n"
+              f"_checks = pathlib.Path(tempfile.mkdtemp(prefix=\"{set_name}-checks-\"))\n"
+              f"for _name, _text in {{\n{entries}}}.items():\n"
+              "    (_checks / f\"{_name}.py\").write_text(_text)\n"
+              "grader = otter.Notebook(tests_dir=str(_checks))")
+    nb.cells.insert(nb.cells.index(setup[0]) + 1, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def source_notebook(set_name: str, numbers, term_key: str = DEMO_TERM_KEY
+                    ) -> nbformat.NotebookNode:
+    """The Otter source notebook of one set, with exercise references, the release, the term
+    key (hidden tests only) and the anonymous student's variant filled in."""
     text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
     for field, value in release_fields().items():
         text = text.replace("{{" + field + "}}", value)
+    text = text.replace("{{term_key}}", term_key)
+    text = text.replace("{{variant}}", repr(make_variant(term_key, "", set_name,
+                                                         variant_spec(set_name))))
     return jupytext.reads(fill_exercise_references(text, numbers), fmt="md:myst")
 
 
-def build_set(set_name: str, out: Path, numbers) -> Path:
+def build_set(set_name: str, out: Path, numbers, term_key: str = DEMO_TERM_KEY,
+              students: tuple[str, ...] = ()) -> Path:
     """Run ``otter assign`` for one set; return the set's output directory."""
     target = out / set_name
     if target.exists():
         shutil.rmtree(target)
     (target / "source").mkdir(parents=True)
     master = target / "source" / f"{set_name}.ipynb"
-    nbformat.write(source_notebook(set_name, numbers), master)
+    nbformat.write(source_notebook(set_name, numbers, term_key), master)
     otter = Path(sys.executable).with_name("otter")
     proc = subprocess.run([str(otter) if otter.exists() else "otter", "assign", "--no-pdfs",
                            str(master), str(target / "dist")], check=False, cwd=ROOT,
@@ -129,14 +241,23 @@ def build_set(set_name: str, out: Path, numbers) -> Path:
     if proc.returncode != 0:
         raise RuntimeError(f"otter assign failed for {set_name}:\n{proc.stdout[-6000:]}\n"
                            f"{proc.stderr[-3000:]}")
-    shutil.copy(target / "dist" / "student" / f"{set_name}.ipynb", target / f"{set_name}.ipynb")
+    spec = variant_spec(set_name)
+    template = embed_public_checks(
+        nbformat.read(target / "dist" / "student" / f"{set_name}.ipynb", as_version=4), set_name)
+    nbformat.write(personalise(template, make_variant(term_key, "", set_name, spec)),
+                   target / f"{set_name}.ipynb")
+    for student in students:
+        (out / "students" / student).mkdir(parents=True, exist_ok=True)
+        nbformat.write(personalise(template, make_variant(term_key, student, set_name, spec)),
+                       out / "students" / student / f"{set_name}.ipynb")
     zips = sorted((target / "dist" / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip for {set_name}, found {zips}")
     shutil.copy(zips[0], target / f"{set_name}-autograder.zip")
     (target / "instructor").mkdir()
-    shutil.copy(target / "dist" / "autograder" / f"{set_name}.ipynb",
-                target / "instructor" / f"{set_name}-solution.ipynb")
+    solution = nbformat.read(target / "dist" / "autograder" / f"{set_name}.ipynb", as_version=4)
+    nbformat.write(personalise(solution, make_variant(term_key, "", set_name, spec)),
+                   target / "instructor" / f"{set_name}-solution.ipynb")
     return target
 
 
@@ -146,6 +267,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "assignments")
     parser.add_argument("--sync-student", action="store_true",
                         help="copy the student notebooks to assignments/student/ (committed)")
+    parser.add_argument("--term-key", default=DEMO_TERM_KEY,
+                        help="the term's secret key (default: the public practice key)")
+    parser.add_argument("--roster", type=Path,
+                        help="CSV with a 'student' column: one notebook per student")
     parser.add_argument("--jobs", type=int, default=len(SETS),
                         help="sets built at once (otter assign mostly waits on its kernel)")
     args = parser.parse_args(argv)
@@ -154,10 +279,14 @@ def main(argv=None) -> int:
         parser.error(f"unknown set(s) {unknown}; choose from {SETS}")
     if args.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    if not args.term_key:
+        parser.error("--term-key must not be empty")
+    students = tuple(read_roster(args.roster)) if args.roster else ()
     numbers = exercise_numbers()
     args.out.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        targets = list(pool.map(lambda s: build_set(s, args.out, numbers), args.sets))
+        targets = list(pool.map(
+            lambda s: build_set(s, args.out, numbers, args.term_key, students), args.sets))
     for set_name, target in zip(args.sets, targets):
         if args.sync_student:
             STUDENT_COPIES.mkdir(exist_ok=True)

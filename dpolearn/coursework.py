@@ -1,0 +1,147 @@
+"""Checks for the book's problem sets: per-student parameters and feedback a student can use.
+
+The problem sets give every student their own parameters. The course's generator draws them
+from the student's identity and a secret term key and writes them into the student's notebook
+as ``VARIANT = {"student": ..., "set": ..., "params": {...}, "signature": ...}``, where the
+signature is an HMAC-SHA256 of the rest under the term key. Without the key nobody can make a
+valid signature, so a grader holding the key can tell
+
+* an untouched variant (the signature matches),
+* edited parameters (it does not: "tampered"), and
+* someone else's notebook (it matches, but for another student).
+
+The grader's hidden checks call :func:`trusted_params` before anything else and then compare
+the student's values with :func:`assert_close`, whose tolerance each question states.
+:func:`student_call` runs a student's function so that an exception it raises reaches the
+feedback with the student's own line. This module needs only the standard library, so it runs
+wherever the package is installed (a grading image, Colab, JupyterLite).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import os
+import traceback
+from pathlib import Path
+
+__all__ = ["draw", "sign", "make_variant", "verify", "grader_identity", "trusted_params",
+           "assert_close", "student_call", "IDENTITY_VARIABLE", "GRADESCOPE_METADATA"]
+
+#: Environment variable through which a grader names the student a submission belongs to.
+IDENTITY_VARIABLE = "DPOLEARN_STUDENT"
+#: Where Gradescope's autograder image describes the submission (its submitters' e-mails).
+GRADESCOPE_METADATA = Path("/autograder/submission_metadata.json")
+
+
+def _check_key(term_key) -> bytes:
+    if not isinstance(term_key, str) or not term_key:
+        raise ValueError(f"term_key must be a non-empty string, got {term_key!r}")
+    return term_key.encode()
+
+
+def draw(term_key: str, student: str, set_name: str, spec: dict) -> dict:
+    """The parameters of one student: ``spec`` maps question -> parameter -> list of choices;
+    each choice is picked by an HMAC of (set, question, parameter, student) under the key."""
+    key = _check_key(term_key)
+    if not isinstance(student, str):
+        raise TypeError(f"student must be a string, got {student!r}")
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict of questions, got {spec!r}")
+    params: dict = {}
+    for question, choices_by_name in spec.items():
+        params[question] = {}
+        for name, choices in choices_by_name.items():
+            if not isinstance(choices, list) or not choices:
+                raise ValueError(f"spec[{question!r}][{name!r}] must be a non-empty list, "
+                                 f"got {choices!r}")
+            message = f"{set_name}/{question}/{name}/{student}".encode()
+            digest = hmac.new(key, message, hashlib.sha256).digest()
+            params[question][name] = choices[int.from_bytes(digest[:8], "big") % len(choices)]
+    return params
+
+
+def _payload(student: str, set_name: str, params: dict) -> bytes:
+    return json.dumps({"student": student, "set": set_name, "params": params},
+                      sort_keys=True, separators=(",", ":")).encode()
+
+
+def sign(term_key: str, student: str, set_name: str, params: dict) -> str:
+    """HMAC-SHA256 (hex) of the student, the set and the parameters under the term key."""
+    return hmac.new(_check_key(term_key), _payload(student, set_name, params),
+                    hashlib.sha256).hexdigest()
+
+
+def make_variant(term_key: str, student: str, set_name: str, spec: dict) -> dict:
+    """The signed variant of one student (what their notebook stores)."""
+    params = draw(term_key, student, set_name, spec)
+    return {"student": student, "set": set_name, "params": params,
+            "signature": sign(term_key, student, set_name, params)}
+
+
+def verify(variant, term_key: str) -> bool:
+    """True when ``variant``'s signature matches its student, set and parameters."""
+    if not isinstance(variant, dict) or not {"student", "set", "params", "signature"} <= set(
+            variant):
+        return False
+    expected = sign(term_key, variant["student"], variant["set"], variant["params"])
+    return hmac.compare_digest(expected, str(variant["signature"]))
+
+
+def grader_identity(default: str) -> str:
+    """Who the grader is grading: :data:`IDENTITY_VARIABLE` if set (``make grade``), else the
+    first submitter in Gradescope's metadata, else ``default`` (the notebook's own claim, as
+    when an instructor runs ``otter run`` on one file)."""
+    named = os.environ.get(IDENTITY_VARIABLE)
+    if named is not None:
+        return named
+    if GRADESCOPE_METADATA.is_file():
+        users = json.loads(GRADESCOPE_METADATA.read_text()).get("users") or [{}]
+        return str(users[0].get("email", default))
+    return default
+
+
+def trusted_params(variant, term_key: str, question: str) -> dict:
+    """The parameters of ``question`` for the student being graded, or AssertionError when the
+    notebook's variant was edited or belongs to another student."""
+    assert verify(variant, term_key), (
+        "the parameters in this notebook (VARIANT) were edited or are missing: "
+        "they are reported as tampered; ask for a fresh copy of your notebook")
+    identity = grader_identity(variant["student"])
+    assert identity == variant["student"], (
+        f"this notebook was generated for another student ({variant['student']!r}), "
+        f"not for {identity!r}.")
+    assert question in variant["params"], f"this notebook has no parameters for {question}"
+    return variant["params"][question]
+
+
+def assert_close(value, expected: float, *, rel: float = 0.0, abs_tol: float = 0.0,
+                 what: str, form: str) -> None:
+    """Assert ``value`` is a finite number within ``rel`` (relative) or ``abs_tol`` (absolute)
+    of ``expected``; the message names ``what`` was checked, shows the student's value and the
+    expected ``form`` (never the expected value itself)."""
+    if rel < 0 or abs_tol < 0 or (rel == 0 and abs_tol == 0):
+        raise ValueError(f"need a tolerance: rel={rel!r}, abs_tol={abs_tol!r}")
+    tol = " or ".join(t for t in (f"{rel:g} relative" if rel else "",
+                                  f"{abs_tol:g} absolute" if abs_tol else "") if t)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{what}: expected a number ({form}), got {value!r}") from None
+    assert math.isfinite(number), f"{what}: expected a finite number ({form}), got {value!r}"
+    assert math.isclose(number, expected, rel_tol=rel, abs_tol=abs_tol), (
+        f"{what}: your value {value!r} is not {form} (checked to {tol} tolerance).")
+
+
+def student_call(function, *args, what: str, **kwargs):
+    """Call a student's ``function``; if it raises, fail with the exception and the student's
+    own lines of the traceback, so that the feedback shows what went wrong where."""
+    if not callable(function):
+        raise AssertionError(f"{what}: expected a function, got {function!r}")
+    try:
+        return function(*args, **kwargs)
+    except Exception as error:  # a student's error becomes feedback, never a grader crash
+        frames = traceback.extract_tb(error.__traceback__)[1:]
+        lines = "".join(traceback.format_list(frames[-3:]))
+        raise AssertionError(f"{what} raised {type(error).__name__}: {error}\n{lines}") from None
