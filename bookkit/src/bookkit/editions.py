@@ -94,6 +94,9 @@ def edition_config(edition: str, config: dict, repository_url: Optional[str] = N
     sphinx_cfg["dpolearn_edition"] = edition
     if executed:
         cfg.setdefault("execute", {})["execute_notebooks"] = "off"
+        # the public book excludes book/*.ipynb (its twins); here they are the chapters
+        cfg["exclude_patterns"] = [p for p in cfg.get("exclude_patterns", [])
+                                   if p != "book/*.ipynb"]
     html = cfg.setdefault("html", {})
     html.pop("baseurl", None)
     if site_url:
