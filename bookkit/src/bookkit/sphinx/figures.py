@@ -244,6 +244,7 @@ def _export_all(app, exception):
     import dpolearn as dpl
 
     target = _figure_dir(app)
+    target.mkdir(parents=True, exist_ok=True)       # made by the kernels when pages execute
     failed = []
     for exp in _experiments():
         try:
