@@ -180,7 +180,7 @@ class LazyDoublingPrivateMean:
         """Close the open batch of (rows, arms): one Laplace draw per batch, then forget."""
         size = self._next_size[rows, arms]                    # O_j <- 2^(r_j + 1)
         released = laplace_block_release(self.unprocessed_sum[rows, arms], self._scale[rows],
-                                         self._rng)           # Phi + Z, Z ~ Lap(1/eps)
+                                         self._rng, source="lazy mean")   # Phi + Lap(1/eps)
         self.mu_tilde[rows, arms] = released / size
         self.batch_size[rows, arms] = size
         self.batch_index[rows, arms] += 1                     # r_j <- r_j + 1
