@@ -7,12 +7,13 @@ import numpy as np
 
 from .._validation import as_rng, check_delta, check_epsilon, check_positive
 from ..accounting import GaussianDP
+from ._base import GuaranteeFor
 from .ledger import report_release
 
 __all__ = ["GaussianMechanism"]
 
 
-class GaussianMechanism:
+class GaussianMechanism(GuaranteeFor):
     r"""Release ``value + N(0, sigma^2)``.
 
     Parameters

@@ -35,6 +35,7 @@ from .._validation import (
     check_probability,
 )
 from ..accounting import ApproxDP, PureDP, heterogeneous_advanced_composition
+from ._base import GuaranteeFor
 from .ledger import report_release
 
 __all__ = ["IntervalLaplaceMean", "SCHEDULES", "calibrate_epsilon", "fixed_schedule",
@@ -208,7 +209,7 @@ def cor31_bound(epsilon: float, t: int, *, v: float = 1.1,
             "advanced": float(cor31_advanced_epsilon(eps, v, dp))}
 
 
-class IntervalLaplaceMean:
+class IntervalLaplaceMean(GuaranteeFor):
     r"""Per-stream interval-based Laplace mean (the mechanism of DP-UCB-INT), batched.
 
     Every stream (one arm of one run) accumulates its sum ``s`` and count ``n``; when ``n``
@@ -252,6 +253,8 @@ class IntervalLaplaceMean:
     >>> m.release_points(12).tolist()
     [4, 8, 12]
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, v: float = 1.1, schedule: str = "fixed",
                  delta_prime: float = math.exp(-10), rng=None, noise_multiplier: float = 1.0):

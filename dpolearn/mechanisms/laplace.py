@@ -5,6 +5,7 @@ import numpy as np
 
 from .._validation import as_rng, check_epsilon, check_interval, check_positive, scalar_or_array
 from ..accounting import PureDP
+from ._base import GuaranteeFor
 from .ledger import report_release
 
 __all__ = ["LaplaceMechanism", "laplace_block_release", "block_release_guarantee"]
@@ -48,7 +49,7 @@ def block_release_guarantee(scale, sensitivity=1.0) -> PureDP:
     return PureDP(epsilon=np.asarray(sensitivity, dtype=float) / np.asarray(scale, dtype=float))
 
 
-class LaplaceMechanism:
+class LaplaceMechanism(GuaranteeFor):
     r"""Release ``value + Lap(noise_scale)`` with ``noise_scale = sensitivity / epsilon``.
 
     Parameters

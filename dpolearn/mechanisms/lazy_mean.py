@@ -14,6 +14,7 @@ from .._validation import (
     floor_log2,
 )
 from ..accounting import PureDP
+from ._base import GuaranteeFor
 from .laplace import laplace_block_release
 
 __all__ = ["LazyDoublingPrivateMean", "lazy_schedule"]
@@ -47,7 +48,7 @@ def lazy_schedule(n_pulls):
     return r, 2 ** r, n - (2 ** (r + 1) - 1)
 
 
-class LazyDoublingPrivateMean:
+class LazyDoublingPrivateMean(GuaranteeFor):
     r"""Per-arm private means refreshed on batches of 1, 2, 4, 8, ... fresh pulls.
 
     Each arm collects its rewards in an open batch. Its batch number ``r+1`` closes after
@@ -114,6 +115,8 @@ class LazyDoublingPrivateMean:
     >>> mech.batch_size.tolist(), float(mech.mu_tilde[0, 0])
     ([[2.0, 0.0]], 0.5)
     """
+
+    _one_stream = (1, 1)                      # guarantee_for builds one stream
 
     def __init__(self, n_runs: int, n_arms: int, *, epsilon, rng=None,
                  noise_multiplier: float = 1.0):

@@ -12,13 +12,14 @@ import numpy as np
 from ..._arrays import per_stream, scalar_if_uniform, stream_shape
 from ..._validation import as_rng, check_epsilon, check_positive, check_positive_int
 from ...accounting import PureDP
+from .._base import GuaranteeFor
 from ..ledger import active_recorder, report_release
 from ._bits import lowest_set_bit, popcount, stream_mask
 
 __all__ = ["BinaryCounter"]
 
 
-class BinaryCounter:
+class BinaryCounter(GuaranteeFor):
     r"""The binary (tree) mechanism of Chan, Shi and Song, batched over streams.
 
     Item :math:`\tau` closes the p-sum (tree node) at level :math:`i` = lowest set bit of
@@ -82,6 +83,8 @@ class BinaryCounter:
     >>> [float(exact.step(1.0)[0]) for _ in range(4)]
     [1.0, 2.0, 3.0, 4.0]
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, levels, rng=None, noise_scale=None,
                  noise_multiplier: float = 1.0):
