@@ -695,26 +695,32 @@ class RecordingGenerator(np.random.Generator):
         return out
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
+        """Laplace draws, logged (unit mode: ``loc + scale``)."""
         return self._noise("laplace", loc, scale, size,
                            lambda: np.random.Generator.laplace(self, loc, scale, size))
 
     def normal(self, loc=0.0, scale=1.0, size=None):
+        """Normal draws, logged (unit mode: ``loc + scale``)."""
         return self._noise("normal", loc, scale, size,
                            lambda: np.random.Generator.normal(self, loc, scale, size))
 
     def gumbel(self, loc=0.0, scale=1.0, size=None):
+        """Gumbel draws, logged (unit mode: ``loc + scale``)."""
         return self._noise("gumbel", loc, scale, size,
                            lambda: np.random.Generator.gumbel(self, loc, scale, size))
 
     def exponential(self, scale=1.0, size=None):
+        """Exponential draws, logged (unit mode: ``scale``)."""
         return self._noise("exponential", 0.0, scale, size,
                            lambda: np.random.Generator.exponential(self, scale, size))
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normal draws, logged (unit mode: 1)."""
         return self._noise("standard_normal", 0.0, 1.0, size,
                            lambda: np.random.Generator.standard_normal(self, size))
 
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
+        """Standard exponential draws, logged (unit mode: 1)."""
         return self._noise("standard_exponential", 0.0, 1.0, size,
                            lambda: np.random.Generator.standard_exponential(self, size))
 
