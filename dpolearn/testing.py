@@ -1043,7 +1043,11 @@ def check_privacy(policy_or_factory, *, epsilon: float = 1.0, horizon: int = 48,
     seed = check_positive_int("seed", seed, minimum=0)
     raise_on_fail = check_bool("raise_on_fail", raise_on_fail)
     build = _privacy_factory(policy_or_factory, epsilon)
-    probe = build(long_horizon)
+    try:
+        probe = build(long_horizon)
+    except Exception as exc:
+        raise TypeError(f"policy_or_factory(epsilon={epsilon!r}, horizon={long_horizon!r}) must "
+                        f"build a policy, but raised {_describe(exc)}") from exc
     if not isinstance(probe, Policy):
         raise TypeError(f"policy_or_factory must build a dpolearn Policy, got {probe!r}")
     if probe.feedback != "bandit":

@@ -14,7 +14,8 @@ import pytest
 
 import dpolearn.mechanisms.lazy_mean as lazy_mean_module
 from dpolearn import Policy, PureDP
-from dpolearn.bandits import AnytimeLazyUCB, LazyDPTS
+from dpolearn.bandits import DPTSUCB, UCB1, AnytimeLazyUCB, LazyDPTS
+from dpolearn.fullinfo import RNMFTNL
 from dpolearn.mechanisms import LaplaceMechanism, LazyDoublingPrivateMean
 from dpolearn.mechanisms.ledger import active_recorder, recording, report_release
 from dpolearn.testing import (
@@ -271,9 +272,14 @@ def test_bad_arguments_are_errors_naming_them(kwargs, name):
 
 
 def test_non_private_and_full_information_policies_are_refused():
-    from dpolearn.bandits import UCB1
-    from dpolearn.fullinfo import RNMFTNL
     with pytest.raises(ValueError, match="NotPrivate"):
         check_privacy(UCB1, **SMALL)
     with pytest.raises(ValueError, match="bandit"):
         check_privacy(RNMFTNL, **SMALL)
+
+
+def test_a_factory_that_cannot_build_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match="policy_or_factory.*alpha"):
+        check_privacy(DPTSUCB, **SMALL)                  # needs alpha: the class alone fails
+    with pytest.raises(TypeError, match="policy_or_factory"):
+        check_privacy(3, **SMALL)
