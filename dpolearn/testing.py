@@ -1,4 +1,4 @@
-"""Check that a policy keeps the contract every policy of the book keeps.
+"""Check a policy: the contract every policy of the book keeps, and its privacy claim.
 
 :func:`check_policy` runs one configured policy (yours or the book's) through the properties
 the simulator, the auditor and the experiments rely on, in the spirit of scikit-learn's
@@ -46,9 +46,11 @@ The checks, by name:
     string ``"1"`` (for a policy given as an instance or a zero-argument callable, its class is
     rebuilt from ``params()`` with that ``epsilon``).
 
-What the checks cannot see: whether the stated guarantee is *true*. That is the job of the
-audits of :mod:`dpolearn.audit` (black-box lower bounds on neighbouring reward tables) and of
-:func:`dpolearn.leaderboard.audit_claim`.
+What the checks cannot see: whether the stated guarantee is *true*. That is the job of
+:func:`check_privacy` (white-box: the releases of the package's mechanisms, replayed on
+neighbouring reward streams, and a ledger of which rewards entered which release, composed
+against the guarantee) and of the audits of :mod:`dpolearn.audit` (black-box lower bounds on
+neighbouring reward tables) and :func:`dpolearn.leaderboard.audit_claim`.
 
 Examples
 --------
