@@ -1,4 +1,4 @@
-"""Check that a policy keeps the contract every policy of the book keeps.
+"""Check a policy: the contract every policy of the book keeps, and its privacy claim.
 
 :func:`check_policy` runs one configured policy (yours or the book's) through the properties
 the simulator, the auditor and the experiments rely on, in the spirit of scikit-learn's
@@ -46,9 +46,11 @@ The checks, by name:
     string ``"1"`` (for a policy given as an instance or a zero-argument callable, its class is
     rebuilt from ``params()`` with that ``epsilon``).
 
-What the checks cannot see: whether the stated guarantee is *true*. That is the job of the
-audits of :mod:`dpolearn.audit` (black-box lower bounds on neighbouring reward tables) and of
-:func:`dpolearn.leaderboard.audit_claim`.
+What the checks cannot see: whether the stated guarantee is *true*. That is the job of
+:func:`check_privacy` (white-box: the releases of the package's mechanisms, replayed on
+neighbouring reward streams, and a ledger of which rewards entered which release, composed
+against the guarantee) and of the audits of :mod:`dpolearn.audit` (black-box lower bounds on
+neighbouring reward tables) and :func:`dpolearn.leaderboard.audit_claim`.
 
 Examples
 --------
@@ -63,20 +65,30 @@ import copy
 import inspect
 import math
 import random
+import sys
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Callable, List, Tuple
 
 import numpy as np
 
 from ._validation import check_bool, check_positive, check_positive_int
-from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
+from .accounting import (
+    ApproxDP,
+    GaussianDP,
+    NotPrivate,
+    PureDP,
+    compose,
+    heterogeneous_advanced_composition,
+)
 from .audit import sample_actions
 from .envs import BernoulliBandit, BernoulliExperts
+from .mechanisms.ledger import recording
 from .policy import Policy
 from .simulate import simulate
 
 __all__ = ["check_policy", "PolicyCheckReport", "PolicyContractError", "as_factory",
-           "CHECKS"]
+           "CHECKS", "check_privacy", "PrivacyCheckReport", "PrivacyFinding", "PrivacyCheckError",
+           "PRIVACY_CHECKS", "RecordingGenerator"]
 
 #: The names of the checks, in the order they run.
 CHECKS = ("interface", "feedback", "select_shape", "arms_in_range", "rounds", "reproducible",
@@ -634,3 +646,556 @@ def _finish(report: PolicyCheckReport, raise_on_fail: bool) -> PolicyCheckReport
     if raise_on_fail and not report.ok:
         raise PolicyContractError(str(report))
     return report
+
+
+# =================================================================== the privacy checker
+#: The names of the checks of :func:`check_privacy`, in the order they are reported.
+PRIVACY_CHECKS = ("mechanisms_only", "release_only", "sensitivity", "ledger", "noise")
+
+_NOISE_METHODS = ("laplace", "normal", "gumbel", "exponential", "standard_normal",
+                  "standard_exponential")
+
+
+class RecordingGenerator(np.random.Generator):
+    """A numpy Generator that logs every noise draw; in unit mode each standardised noise is +1.
+
+    ``calls`` holds ``(method, scale, output)`` for every Laplace, Gaussian, Gumbel and
+    exponential draw; ``outside`` holds ``(method, module)`` for those drawn by code outside
+    the ``dpolearn`` package (a policy adding its own noise). Other methods (uniforms, Beta,
+    binomial, integers) are the real ones. In unit mode (``unit=True``) every such draw
+    returns ``loc + scale``: a release ``value + b * Z`` then shows ``value + b``, so the scale
+    really used can be read off the release, whatever arithmetic produced it.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the underlying PCG64 stream (the non-noise draws are those of
+        ``np.random.Generator(np.random.PCG64(seed))``).
+    unit : bool
+        Unit mode (see above).
+    """
+
+    def __init__(self, seed: int = 0, *, unit: bool = False):
+        super().__init__(np.random.PCG64(seed))
+        self.unit = unit
+        self.calls = []
+        self.outside = []
+
+    def _noise(self, method, loc, scale, size, real):
+        module = sys._getframe(2).f_globals.get("__name__", "")   # who called rng.<method>
+        if not (module == "dpolearn" or module.startswith("dpolearn.")):
+            self.outside.append((method, module))
+        if self.unit:
+            shape = (size if size is not None
+                     else np.broadcast(np.asarray(loc), np.asarray(scale)).shape)
+            out = np.broadcast_to(np.asarray(loc, dtype=float) + np.asarray(scale, dtype=float),
+                                  shape).astype(float)
+            out = float(out) if out.ndim == 0 else out
+        else:
+            out = real()
+        self.calls.append((method, np.array(scale, dtype=float), np.array(out, dtype=float)))
+        return out
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        """Laplace draws, logged (unit mode: ``loc + scale``)."""
+        return self._noise("laplace", loc, scale, size,
+                           lambda: np.random.Generator.laplace(self, loc, scale, size))
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        """Normal draws, logged (unit mode: ``loc + scale``)."""
+        return self._noise("normal", loc, scale, size,
+                           lambda: np.random.Generator.normal(self, loc, scale, size))
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        """Gumbel draws, logged (unit mode: ``loc + scale``)."""
+        return self._noise("gumbel", loc, scale, size,
+                           lambda: np.random.Generator.gumbel(self, loc, scale, size))
+
+    def exponential(self, scale=1.0, size=None):
+        """Exponential draws, logged (unit mode: ``scale``)."""
+        return self._noise("exponential", 0.0, scale, size,
+                           lambda: np.random.Generator.exponential(self, scale, size))
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normal draws, logged (unit mode: 1)."""
+        return self._noise("standard_normal", 0.0, 1.0, size,
+                           lambda: np.random.Generator.standard_normal(self, size))
+
+    def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
+        """Standard exponential draws, logged (unit mode: 1)."""
+        return self._noise("standard_exponential", 0.0, 1.0, size,
+                           lambda: np.random.Generator.standard_exponential(self, size))
+
+    def draws(self, method, since=0):
+        """Calls of ``method`` from index ``since`` on."""
+        return [c for c in self.calls[since:] if c[0] == method]
+
+
+@dataclass
+class PrivacyFinding:
+    """One failed check of :func:`check_privacy`.
+
+    Attributes
+    ----------
+    check : str
+        One of :data:`PRIVACY_CHECKS`.
+    message : str
+        What was expected and what happened.
+    round : int or None
+        The round (1-based) where it showed: the first changed action, the release.
+    reward_round : int or None
+        The round whose reward was changed (release-only, sensitivity, ledger).
+    arm : int or None
+        The arm of that reward (or of the changed action).
+    releases : list of str
+        Ledger: the releases the reward entered, as ``"source at round t (cost c)"``.
+    """
+
+    check: str
+    message: str
+    round: Any = None
+    reward_round: Any = None
+    arm: Any = None
+    releases: List[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.check}: {self.message}"
+
+
+@dataclass
+class PrivacyCheckReport:
+    """The outcome of :func:`check_privacy`.
+
+    Attributes
+    ----------
+    label : str
+        The policy's ``label``.
+    guarantee : record of :mod:`dpolearn.accounting`
+        The guarantee checked (the policy's, after ``reset``).
+    passed : list of str
+        Names of the checks that passed.
+    failures : list of PrivacyFinding
+        The first finding of every failed check.
+    streams : int
+        Number of neighbouring reward streams played.
+    releases : int
+        Number of mechanism releases seen on the first stream.
+    """
+
+    label: str
+    guarantee: Any
+    passed: List[str] = field(default_factory=list)
+    failures: List[PrivacyFinding] = field(default_factory=list)
+    streams: int = 0
+    releases: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed."""
+        return not self.failures
+
+    @property
+    def failed(self) -> List[str]:
+        """Names of the failed checks."""
+        return [f.check for f in self.failures]
+
+    def __str__(self) -> str:
+        head = (f"{self.label} ({self.guarantee!r}): {len(self.passed)} privacy checks passed, "
+                f"{len(self.failures)} failed ({self.streams} neighbouring streams, "
+                f"{self.releases} releases)")
+        return "\n".join([head] + [f"  FAILED {f}" for f in self.failures])
+
+
+class PrivacyCheckError(AssertionError):
+    """Raised by :func:`check_privacy` when a check fails; its message is the report."""
+
+    def __init__(self, report: PrivacyCheckReport):
+        super().__init__(str(report))
+        self.report = report
+
+
+class _Diverged(Exception):
+    """The replayed stream asked for a release the recorded stream did not make."""
+
+    def __init__(self, index: int, source: str):
+        super().__init__(f"release {index} ({source})")
+        self.index, self.source = index, source
+
+
+@dataclass
+class _Release:
+    source: str
+    round: int
+    exact: np.ndarray          # the released elements' exact values (flat)
+    out: np.ndarray            # their noisy values (flat)
+    cost: np.ndarray           # cost of each element (epsilon, or mu when gaussian)
+    sensitivity: np.ndarray
+    noise: str
+    continual: bool
+    positions: np.ndarray      # flat positions of the elements in the reported array
+    full: Any                  # the whole released value, returned when replaying
+    scale: Any = None          # declared scale of each element (NaN for a counter's output)
+
+
+class _Recorder:
+    """Receives the releases of :mod:`dpolearn.mechanisms.ledger`; replays another stream's."""
+
+    def __init__(self, replay: List[_Release] | None = None):
+        self.log: List[_Release] = []
+        self.replay = replay
+        self.round = 0
+
+    def release(self, source, exact, released, *, scale, sensitivity, noise, cost, where):
+        exact_a, out_a = np.asarray(exact, dtype=float), np.asarray(released, dtype=float)
+        shape = np.broadcast(exact_a, out_a).shape
+        mask = (np.ones(shape, dtype=bool) if where is None
+                else np.broadcast_to(np.asarray(where, dtype=bool), shape))
+        continual = scale is None
+        if continual:
+            cost_a = np.asarray(cost() if callable(cost) else cost, dtype=float)
+            scale_a = np.full(shape, np.nan)
+        else:
+            with np.errstate(divide="ignore"):
+                cost_a = np.asarray(sensitivity, dtype=float) / np.asarray(scale, dtype=float)
+            scale_a = np.broadcast_to(np.asarray(scale, dtype=float), shape)
+
+        every = where is None
+
+        def pick(a):
+            if every:
+                return np.array(a, dtype=float).reshape(-1) if np.shape(a) == shape \
+                    else np.broadcast_to(a, shape).reshape(-1).astype(float)
+            return np.broadcast_to(a, shape)[mask].astype(float)
+
+        entry = _Release(source, self.round, pick(exact_a), pick(out_a), pick(cost_a),
+                         pick(np.asarray(sensitivity, dtype=float)), noise, continual,
+                         np.flatnonzero(mask), np.array(released, copy=True), pick(scale_a))
+        index = len(self.log)
+        self.log.append(entry)
+        if self.replay is None:
+            return released
+        if (index >= len(self.replay) or self.replay[index].source != source
+                or self.replay[index].positions.shape != entry.positions.shape
+                or np.shape(self.replay[index].full) != np.shape(released)):
+            raise _Diverged(index, source)
+        full = self.replay[index].full
+        return float(full) if full.ndim == 0 else full.copy()
+
+
+def _privacy_factory(obj, epsilon):
+    factory, _ = _contract_factory(obj)
+    return lambda horizon: factory(epsilon, horizon)
+
+
+def _play(build, table, rng, recorder):
+    """Play one run (n_runs=1) on ``table`` (rounds x arms); the actions and the policy."""
+    horizon, n_arms = table.shape
+    policy = build(horizon)
+    policy.reset(1, n_arms, rng)
+    actions = np.full(horizon, -1, dtype=np.int64)
+    with recording(recorder):
+        for t in range(1, horizon + 1):
+            recorder.round = t
+            arm = int(np.asarray(policy.select(t)).reshape(-1)[0])
+            actions[t - 1] = arm
+            recorder.round = t
+            policy.update(t, np.array([arm]), np.array([table[t - 1, arm]]))
+    return actions, policy
+
+
+def _guarantee_epsilon_like(g):
+    """(kind, level) of a guarantee: ('pure', eps), ('approx', (eps, delta)), ('gdp', mu)."""
+    if isinstance(g, PureDP):
+        return "pure", float(np.max(g.epsilon))
+    if isinstance(g, ApproxDP):
+        return "approx", (float(np.max(g.epsilon)), float(np.max(g.delta)))
+    return "gdp", float(np.max(g.mu))
+
+
+def _compose_costs(kind, level, costs):
+    """The composed record of one reward's releases and whether it is within the guarantee.
+
+    ``costs`` holds ``(noise, cost)`` pairs; Laplace releases and counters are pure epsilons,
+    Gaussian ones mu-GDP."""
+    lap = [c for n, c in costs if n == "laplace"]
+    gau = [c for n, c in costs if n == "gaussian"]
+    if kind == "gdp":
+        if lap:
+            return None, False
+        total = compose(*[GaussianDP(mu=c) for c in gau]) if gau else GaussianDP(mu=0.0)
+        return total, float(total.mu) <= level * (1 + 1e-9)
+    if gau:
+        return None, False
+    total = compose(*[PureDP(epsilon=c) for c in lap]) if lap else PureDP(epsilon=0.0)
+    eps = level if kind == "pure" else level[0]
+    if float(total.epsilon) <= eps * (1 + 1e-9):
+        return total, True
+    if kind == "approx":                    # adaptive releases on one arm: advanced composition
+        adv = heterogeneous_advanced_composition(lap, level[1])
+        return adv, float(adv.epsilon) <= eps * (1 + 1e-9)
+    return total, False
+
+
+def _release_name(r: _Release) -> str:
+    if r.continual:
+        return f"{r.source} at round {r.round} (its stream: eps {float(np.max(r.cost)):.3g})"
+    unit = "mu" if r.noise == "gaussian" else "eps"
+    return f"{r.source} at round {r.round} ({unit} {float(np.max(r.cost)):.3g})"
+
+
+def check_privacy(policy_or_factory, *, epsilon: float = 1.0, horizon: int = 48,
+                  long_horizon: int = 400, n_long: int = 4, n_arms: int = 3, seed: int = 0,
+                  raise_on_fail: bool = True) -> PrivacyCheckReport:
+    """Check, white-box, that a bandit policy built from the package's mechanisms is as private
+    as its ``guarantee`` says.
+
+    Every mechanism of :mod:`dpolearn.mechanisms` (Laplace and Gaussian mechanisms, the lazy
+    and interval means, the counters, and the noisy draws of the built-in policies) reports
+    each release to a ledger (:mod:`dpolearn.mechanisms.ledger`): the exact value, the noisy
+    value, the declared noise scale and sensitivity. The checker plays the policy (one run) on
+    a fixed 0/1 reward table and on neighbouring tables, each with the reward of one round
+    flipped, at every round of a short horizon and at sampled rounds of a long one; on a
+    neighbouring table every release is *replayed*: the policy receives the first table's
+    noisy values. Then:
+
+    ``mechanisms_only``
+        The policy draws no noise itself (from the generator it is given) outside the
+        package's mechanisms. If it does, the checker cannot see what that noise protects:
+        such a policy can be checked only black-box (:func:`dpolearn.leaderboard.audit_claim`,
+        :mod:`dpolearn.audit`).
+    ``release_only``
+        With every release replayed, changing one reward changes no action: the policy reads
+        the rewards only through its mechanisms. A change (reported with its round, the arm
+        and the changed reward) means the policy reads data outside them, e.g. an index with
+        a raw empirical mean in one term.
+    ``sensitivity``
+        No release's exact value moves by more than its declared sensitivity when one reward
+        changes (a larger move means noise too small for the data it protects).
+    ``ledger``
+        The releases whose exact value moved are the ones the changed reward entered. Their
+        costs (the declared ``sensitivity / scale``; a continual counter's stream counts once),
+        composed with :func:`dpolearn.accounting.compose` (advanced composition when the
+        guarantee is ``ApproxDP``), must not exceed the policy's guarantee. A failure names
+        the reward, the releases it entered and the total: e.g. a lazy mean that never
+        forgets, or a release every round charged once.
+    ``noise``
+        On a run with a unit-noise :class:`RecordingGenerator` (every standardised draw +1),
+        every release's noise is at least the scale it declares (catches noise drawn at a
+        fraction of the declared scale).
+
+    Parameters
+    ----------
+    policy_or_factory : Policy subclass, Policy instance, or callable
+        As for :func:`check_policy`: a class (called with ``epsilon`` and ``horizon`` when its
+        ``__init__`` takes them), a callable ``(epsilon, horizon) -> Policy``, a zero-argument
+        callable, or a configured instance (deep-copied for every run).
+    epsilon : float
+        Privacy parameter of the configuration checked, > 0 (classes and two-argument
+        callables only).
+    horizon : int
+        Rounds of the short run, >= 2; every one of its rewards is flipped in turn.
+    long_horizon : int
+        Rounds of the long run, >= ``horizon``; ``n_long`` of its rewards (rounds spread
+        geometrically from 1) are flipped. A policy with a smaller ``horizon`` attribute is
+        run for its own horizon.
+    n_long : int
+        Neighbouring streams of the long run, >= 0.
+    n_arms : int
+        Arms of the reward tables, >= 2.
+    seed : int
+        Seed of the reward tables and of the policy's generator, >= 0.
+    raise_on_fail : bool
+        If True (default), raise :class:`PrivacyCheckError` when a check fails.
+
+    Returns
+    -------
+    PrivacyCheckReport
+        ``.ok``, ``.passed``, ``.failures`` (:class:`PrivacyFinding`: check, message, round,
+        reward round, arm, releases).
+
+    Raises
+    ------
+    PrivacyCheckError
+        With ``raise_on_fail=True``, when a check fails (an ``AssertionError``).
+    ValueError
+        If the policy is not a bandit policy or its guarantee is ``NotPrivate``.
+
+    Notes
+    -----
+    The checks are the white-box counterpart of the coupling proofs of differential privacy
+    (LightDP, ShadowDP and CheckDP verify the same two facts statically): the actions are
+    post-processing of the releases, and every reward's releases compose to the guarantee.
+    They are sound only for what the mechanisms report: the counters' own noise schedules are
+    checked against their guarantees by the package's tests, not here. The checker sees the
+    neighbouring tables it plays, not every table: a pass is evidence, not a proof.
+
+    Examples
+    --------
+    >>> from dpolearn.bandits import AnytimeLazyUCB
+    >>> check_privacy(AnytimeLazyUCB, horizon=16, long_horizon=64, n_long=2).ok
+    True
+    """
+    check_positive("epsilon", epsilon)
+    horizon = check_positive_int("horizon", horizon, minimum=2)
+    long_horizon = check_positive_int("long_horizon", long_horizon, minimum=2)
+    if long_horizon < horizon:
+        raise ValueError(f"long_horizon must be >= horizon = {horizon}, got {long_horizon}")
+    n_long = check_positive_int("n_long", n_long, minimum=0)
+    n_arms = check_positive_int("n_arms", n_arms, minimum=2)
+    seed = check_positive_int("seed", seed, minimum=0)
+    raise_on_fail = check_bool("raise_on_fail", raise_on_fail)
+    build = _privacy_factory(policy_or_factory, epsilon)
+    try:
+        probe = build(long_horizon)
+    except Exception as exc:
+        raise TypeError(f"policy_or_factory(epsilon={epsilon!r}, horizon={long_horizon!r}) must "
+                        f"build a policy, but raised {_describe(exc)}") from exc
+    if not isinstance(probe, Policy):
+        raise TypeError(f"policy_or_factory must build a dpolearn Policy, got {probe!r}")
+    if probe.feedback != "bandit":
+        raise ValueError(f"check_privacy checks bandit policies; {probe.label!r} has feedback "
+                         f"{probe.feedback!r}")
+    own_horizon = getattr(probe, "horizon", None)
+    if isinstance(own_horizon, (int, np.integer)) and not isinstance(own_horizon, bool):
+        long_horizon = min(long_horizon, int(own_horizon))
+        horizon = min(horizon, long_horizon)
+    probe.reset(1, n_arms, np.random.default_rng(seed))
+    guarantee = probe.guarantee
+    if isinstance(guarantee, NotPrivate) or not isinstance(guarantee, _RECORDS):
+        raise ValueError(f"policy_or_factory builds {probe.label!r}, whose guarantee is "
+                         f"{guarantee!r}: there is no privacy claim to check")
+    kind, level = _guarantee_epsilon_like(guarantee)
+    report = PrivacyCheckReport(label=probe.label, guarantee=guarantee)
+    found = {}                                              # check -> first finding
+
+    def fail(finding):
+        found.setdefault(finding.check, finding)
+
+    means = np.linspace(0.7, 0.3, n_arms)
+    outside = []
+    plans = [(horizon, list(range(1, horizon + 1)))]
+    if n_long and long_horizon > horizon:
+        plans.append((long_horizon, _sampled_rounds(long_horizon, n_long)))
+    for length, rounds in plans:
+        table = (np.random.default_rng([seed, length]).random((length, n_arms))
+                 < means).astype(float)
+        first = _Recorder()
+        rng = RecordingGenerator(seed)
+        actions, _ = _play(build, table, rng, first)
+        outside += [(m, mod, None) for m, mod in rng.outside]
+        report.releases += len(first.log)
+        for j in rounds:
+            arm = int(actions[j - 1])
+            neighbour = table.copy()
+            neighbour[j - 1, arm] = 1.0 - table[j - 1, arm]
+            second = _Recorder(replay=first.log)
+            report.streams += 1
+            reward = (f"the reward of round {j} (arm {arm}) changed from "
+                      f"{table[j - 1, arm]:g} to {neighbour[j - 1, arm]:g}")
+            try:
+                actions2, _ = _play(build, neighbour, RecordingGenerator(seed), second)
+            except _Diverged as exc:
+                r = second.log[-1].round if second.log else j
+                fail(PrivacyFinding("release_only", f"round {r}: with {reward}, the policy "
+                                    f"asked for release {exc.index} from '{exc.source}', which "
+                                    f"the first stream did not make at that point: when it "
+                                    f"releases depends on the rewards outside its mechanisms",
+                                    round=r, reward_round=j, arm=arm))
+                continue
+            moved = np.flatnonzero(actions2 != actions)
+            if moved.size:
+                t = int(moved[0]) + 1
+                fail(PrivacyFinding(
+                    "release_only", f"round {t}: the policy chose arm {int(actions2[t - 1])} "
+                    f"instead of {int(actions[t - 1])} when {reward}, with every mechanism "
+                    f"release replayed unchanged: its actions read the rewards outside its "
+                    f"mechanisms (e.g. an index term computed from the raw empirical mean)",
+                    round=t, reward_round=j, arm=arm))
+                continue
+            _ledger_of_one_reward(first.log, second.log, j, arm, reward, kind, level,
+                                  guarantee, fail)
+    if outside:
+        method, module, _ = outside[0]
+        fail(PrivacyFinding(
+            "mechanisms_only", f"the policy draws noise itself ({len(outside)} draws; the first "
+            f"rng.{method} in module {module!r}), outside the package's mechanisms: "
+            f"check_privacy cannot tell what that noise protects or whether its scale is right; "
+            f"release it through dpolearn.mechanisms (e.g. LaplaceMechanism), or check the policy "
+            f"black-box only (dpolearn.leaderboard.audit_claim, dpolearn.audit)"))
+    _check_noise(build, horizon, n_arms, means, seed, fail)
+    for name in PRIVACY_CHECKS:
+        if name in found:
+            report.failures.append(found[name])
+        else:
+            report.passed.append(name)
+    if raise_on_fail and not report.ok:
+        raise PrivacyCheckError(report)
+    return report
+
+
+def _sampled_rounds(long_horizon: int, n_long: int):
+    if n_long == 0:
+        return []
+    picks = np.unique(np.round(np.geomspace(1, long_horizon, n_long)).astype(int))
+    return [int(j) for j in picks]
+
+
+def _ledger_of_one_reward(log1, log2, j, arm, reward, kind, level, guarantee, fail):
+    """The sensitivity and ledger checks for the reward of round ``j`` (same actions)."""
+    entered = []                                  # (release, cost) of every release it entered
+    continual = {}
+    for r1, r2 in zip(log1, log2):
+        diff = np.abs(r2.exact - r1.exact)
+        moved = diff > 1e-12
+        if not moved.any():
+            continue
+        for e in np.flatnonzero(moved):
+            ratio = diff[e] / r1.sensitivity[e]
+            if ratio > 1 + 1e-9:
+                fail(PrivacyFinding(
+                    "sensitivity", f"round {r1.round}: the release '{r1.source}' moved by "
+                    f"{diff[e]:.4g} when {reward}, more than its declared sensitivity "
+                    f"{r1.sensitivity[e]:.4g}: its noise is {ratio:.3g} times too small for "
+                    f"what it protects", round=r1.round, reward_round=j, arm=arm))
+            cost = float(r1.cost[e]) * max(1.0, ratio)
+            if r1.continual:
+                key = (r1.source, int(r1.positions[e]))
+                if cost > continual.get(key, (None, -1.0))[1]:
+                    continual[key] = (r1, cost)
+            else:
+                entered.append((r1, cost))
+    entered += list(continual.values())
+    if not entered:
+        return
+    total, within = _compose_costs(kind, level, [(r.noise, c) for r, c in entered])
+    if within:
+        return
+    names = [_release_name(r) for r, _ in entered]
+    shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
+    what = ("cannot be composed with it" if total is None
+            else f"compose to {total!r}, more than the guarantee")
+    plural = "release" if len(entered) == 1 else "releases"
+    fail(PrivacyFinding(
+        "ledger", f"{reward}: that reward entered {len(entered)} {plural} ({shown}), whose "
+        f"costs {what} {guarantee!r}", round=entered[-1][0].round, reward_round=j, arm=arm,
+        releases=names))
+
+
+def _check_noise(build, horizon, n_arms, means, seed, fail):
+    """Unit-noise run: every release's noise is at least its declared scale."""
+    table = (np.random.default_rng([seed, 1]).random((horizon, n_arms)) < means).astype(float)
+    recorder = _Recorder()
+    _play(build, table, RecordingGenerator(seed, unit=True), recorder)
+    for r in recorder.log:
+        if r.continual:
+            continue
+        drawn = r.out - r.exact
+        short = drawn < r.scale * (1 - 1e-9)
+        if short.any():
+            e = int(np.flatnonzero(short)[0])
+            fail(PrivacyFinding(
+                "noise", f"round {r.round}: '{r.source}' added noise of scale {drawn[e]:.4g} "
+                f"where it declares {r.scale[e]:.4g} (measured with unit noise): its cost "
+                f"{r.cost[e]:.4g} assumes the declared scale, so it is really "
+                f"{r.cost[e] * r.scale[e] / max(drawn[e], 1e-300):.4g}", round=r.round))
+            return

@@ -6,9 +6,14 @@ from scipy import stats
 
 from dpolearn.accounting import GaussianDP, PureDP
 from dpolearn.mechanisms import (
+    BinaryCounter,
     ExponentialMechanism,
     GaussianMechanism,
+    HybridCounter,
+    IntervalLaplaceMean,
     LaplaceMechanism,
+    LazyDoublingPrivateMean,
+    LogarithmicCounter,
     ReportNoisyMax,
 )
 
@@ -240,3 +245,35 @@ def test_repr_round_trips(mech):
     again = eval(repr(mech), names)
     assert repr(again) == repr(mech) and again.guarantee == mech.guarantee
     assert again.noise_scale == mech.noise_scale
+
+
+# ---------------------------------------------------------------- guarantee_for
+@pytest.mark.parametrize("cls,params", [
+    (LaplaceMechanism, {"epsilon": 0.5, "sensitivity": 2.0}),
+    (LaplaceMechanism, {"epsilon": 0.5, "noise_multiplier": 0.5}),
+    (GaussianMechanism, {"sigma": 2.0, "sensitivity": 3.0}),
+    (ReportNoisyMax, {"epsilon": 1.0, "noise": "gumbel"}),
+    (ReportNoisyMax, {"scale": 1.5, "noise": "exponential", "monotone": True}),
+    (ExponentialMechanism, {"epsilon": 0.7}),
+    (LazyDoublingPrivateMean, {"epsilon": 0.3}),
+    (IntervalLaplaceMean, {"epsilon": 0.3, "schedule": "lemmaB1_y"}),
+    (BinaryCounter, {"epsilon": 0.8, "levels": 5}),
+    (HybridCounter, {"epsilon": 0.9, "split": "paper", "tree_log_base": "e"}),
+    (LogarithmicCounter, {"epsilon": 0.6}),
+])
+def test_guarantee_for_is_the_guarantee_of_the_mechanism_built_so(cls, params):
+    built = (cls(**params) if cls in (LaplaceMechanism, GaussianMechanism, ReportNoisyMax,
+                                      ExponentialMechanism)
+             else cls(1, 1, **params) if cls is LazyDoublingPrivateMean else cls(1, **params))
+    assert cls.guarantee_for(**params) == built.guarantee
+
+
+@pytest.mark.parametrize("cls,params,name", [
+    (LaplaceMechanism, {"epsilon": -1.0}, "epsilon"),
+    (GaussianMechanism, {"sigma": 0.0}, "sigma"),
+    (LazyDoublingPrivateMean, {"epsilon": "1"}, "epsilon"),
+    (BinaryCounter, {"epsilon": 1.0, "levels": -1}, "levels"),
+])
+def test_guarantee_for_rejects_bad_parameters_by_name(cls, params, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        cls.guarantee_for(**params)

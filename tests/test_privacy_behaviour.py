@@ -5,11 +5,13 @@ paths match the round-by-round path exactly.
 These tests look at behaviour, not at formulas: they never recompute a guarantee the way the
 code does. Three tools make the noise visible.
 
-* :class:`RecordingGenerator`: a numpy ``Generator`` that logs every noise draw (method, scale,
-  output). In *unit mode* it returns ``loc + scale`` for every Laplace, Gaussian, Gumbel or
-  exponential draw, i.e. a standardised noise of exactly +1. A release ``value + b * Z`` then
-  shows ``value + b``: subtracting the exact value (known to the test, which feeds the data)
-  reveals the scale b actually used, whatever arithmetic produced it.
+* :class:`~dpolearn.testing.RecordingGenerator`: a numpy ``Generator`` that logs every noise
+  draw (method, scale, output). In *unit mode* it returns ``loc + scale`` for every Laplace,
+  Gaussian, Gumbel or exponential draw, i.e. a standardised noise of exactly +1. A release
+  ``value + b * Z`` then shows ``value + b``: subtracting the exact value (known to the test,
+  which feeds the data) reveals the scale b actually used, whatever arithmetic produced it.
+  :func:`~dpolearn.testing.check_privacy` runs every private bandit of the package through the
+  same generator, with a ledger of which rewards enter which release (last test below).
 * Privacy accounting of what was measured: a Laplace release of a quantity with sensitivity
   Delta at scale b is (Delta / b)-DP and no better (the density ratio attains e^{Delta/b}); a
   Gaussian release at standard deviation sigma is (Delta / sigma)-GDP; releases that one reward
@@ -64,65 +66,13 @@ from dpolearn.mechanisms import (
 from dpolearn.mechanisms.interval_mean import heterogeneous_advanced_composition
 from dpolearn.mechanisms.noisy_max import selection_probabilities
 from dpolearn.simulate import play_blocks
+from dpolearn.testing import RecordingGenerator, check_privacy
 
 REL = 1e-9          # relative slack for exact (unit-noise) comparisons: float rounding only
 FAMILIES = ("laplace", "exponential", "gumbel")
 
 
 # ------------------------------------------------------------------------------- the tools
-class RecordingGenerator(np.random.Generator):
-    """A numpy Generator that logs every noise draw; in unit mode each standardised noise is +1.
-
-    ``calls`` holds ``(method, scale, output)`` for every Laplace, Gaussian, Gumbel and
-    exponential draw. Other methods (uniforms, Beta, binomial, integers) are the real ones.
-    """
-
-    def __init__(self, seed: int = 0, *, unit: bool = False):
-        super().__init__(np.random.PCG64(seed))
-        self.unit = unit
-        self.calls = []
-
-    def _noise(self, method, loc, scale, size, real):
-        if self.unit:
-            shape = (size if size is not None
-                     else np.broadcast(np.asarray(loc), np.asarray(scale)).shape)
-            out = np.broadcast_to(np.asarray(loc, dtype=float) + np.asarray(scale, dtype=float),
-                                  shape).astype(float)
-            out = float(out) if out.ndim == 0 else out
-        else:
-            out = real()
-        self.calls.append((method, np.array(scale, dtype=float), np.array(out, dtype=float)))
-        return out
-
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        return self._noise("laplace", loc, scale, size,
-                           lambda: np.random.Generator.laplace(self, loc, scale, size))
-
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        return self._noise("normal", loc, scale, size,
-                           lambda: np.random.Generator.normal(self, loc, scale, size))
-
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
-        return self._noise("gumbel", loc, scale, size,
-                           lambda: np.random.Generator.gumbel(self, loc, scale, size))
-
-    def exponential(self, scale=1.0, size=None):
-        return self._noise("exponential", 0.0, scale, size,
-                           lambda: np.random.Generator.exponential(self, scale, size))
-
-    def standard_normal(self, size=None, dtype=np.float64, out=None):
-        return self._noise("standard_normal", 0.0, 1.0, size,
-                           lambda: np.random.Generator.standard_normal(self, size))
-
-    def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
-        return self._noise("standard_exponential", 0.0, 1.0, size,
-                           lambda: np.random.Generator.standard_exponential(self, size))
-
-    def draws(self, method, since=0):
-        """Calls of ``method`` from index ``since`` on."""
-        return [c for c in self.calls[since:] if c[0] == method]
-
-
 def epsilon_of(guarantee) -> float:
     """The largest epsilon of a pure or approximate DP record (arrays: the worst run)."""
     return float(np.max(guarantee.epsilon))
@@ -769,3 +719,33 @@ def test_mts_gaussian_composed_draws_within_guarantee():
     measured = math.sqrt(mu2.max())
     assert measured <= float(policy.guarantee.mu)
     assert measured >= 0.95 * float(policy.guarantee.mu)          # attained up to bK / T
+
+
+# ------------------------------------------------------------- the white-box checker, for all
+#: Every private bandit policy of the package, as check_privacy builds it: (epsilon, horizon).
+PRIVATE_BANDITS = {
+    "AnytimeLazyUCB": lambda e, h: AnytimeLazyUCB(epsilon=e),
+    "LazyDPTS": lambda e, h: LazyDPTS(epsilon=e),
+    "AdaPUCB": lambda e, h: AdaPUCB(epsilon=e),
+    "AdaPKLUCB": lambda e, h: AdaPKLUCB(epsilon=e),
+    "DPTS": lambda e, h: DPTS(epsilon=e),
+    "DPUCB": lambda e, h: DPUCB(epsilon=e),
+    "DPUCBBound": lambda e, h: DPUCBBound(epsilon=e),
+    "DPUCBInt": lambda e, h: DPUCBInt(epsilon=e),
+    "PrivateUCB": lambda e, h: PrivateUCB(epsilon=e, horizon=h),
+    "DPTSUCB": lambda e, h: DPTSUCB(alpha=0.5, horizon=h),
+    "MTSGaussian": lambda e, h: MTSGaussian(b=1, c=0.5, horizon=h),
+    "DPSE": lambda e, h: DPSE(epsilon=e, horizon=h),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_BANDITS))
+def test_every_private_bandit_passes_the_white_box_checker(name):
+    """The package's own checker (dpolearn.testing.check_privacy): actions depend on the
+    rewards only through the mechanisms' releases, every reward's releases compose within the
+    guarantee, and every release draws the noise it declares. DP-SE releases only at the end
+    of an epoch (R_e rounds per arm), so it needs a longer run to release anything."""
+    kwargs = ({"horizon": 8, "long_horizon": 3000, "n_long": 2, "n_arms": 2} if name == "DPSE"
+              else {"horizon": 24, "long_horizon": 200, "n_long": 2})
+    report = check_privacy(PRIVATE_BANDITS[name], **kwargs)
+    assert report.releases > 0

@@ -31,8 +31,8 @@ MUTANTS = [
     {"id": "block-release-scale", "file": "dpolearn/mechanisms/laplace.py",
          "description": "one-draw block release (lazy mean, DP-TS, ...) at half the scale it "
                         "is given",
-         "old": "return block_sums + rng.laplace(0.0, scale)",
-         "new": "return block_sums + rng.laplace(0.0, 0.5 * scale)"},
+         "old": "released = block_sums + rng.laplace(0.0, scale)",
+         "new": "released = block_sums + rng.laplace(0.0, 0.5 * scale)"},
     # ------------------------------------------------------------------ Gaussian mechanism
     {"id": "gauss-draw", "file": "dpolearn/mechanisms/gaussian.py",
          "description": "randomise draws N(0, (sigma/2)^2)",
@@ -152,6 +152,18 @@ MUTANTS = [
          "description": "lazy doubling mean keeps old rewards in the next batch (no forgetting)",
          "old": "self.unprocessed_sum[rows, arms] = 0.0\n",
          "new": "self.unprocessed_sum[rows, arms] *= 1.0\n"},
+    {"id": "lazy-ledger-silent", "file": "dpolearn/mechanisms/lazy_mean.py",
+         "description": "lazy doubling mean draws its batch noise without reporting the "
+                        "release to the ledger (the white-box checker loses sight of it)",
+         "old": "released = laplace_block_release(self.unprocessed_sum[rows, arms], "
+                "self._scale[rows],",
+         "new": "released = (lambda s, b, rng, source: s + rng.laplace(0.0, b))("
+                "self.unprocessed_sum[rows, arms], self._scale[rows],"},
+    {"id": "lazy-index-open-batch", "file": "dpolearn/bandits/lazy.py",
+         "description": "Anytime-Lazy-UCB's index adds the open batch's raw rewards to the "
+                        "private mean (reads data outside the mechanism)",
+         "old": "return (self.mean_.mu_tilde\n",
+         "new": "return (self.mean_.mu_tilde + 0.1 * self.mean_.unprocessed_sum\n"},
     # ------------------------------------------------------------------ DP-TS
     {"id": "dpts-log-share", "file": "dpolearn/bandits/dpts.py",
          "description": "DP-TS logarithmic part noised at twice its share of eps (guarantee "
@@ -174,8 +186,8 @@ MUTANTS = [
     # ------------------------------------------------------------------ AdaP
     {"id": "adap-scale", "file": "dpolearn/bandits/adap.py",
          "description": "AdaP episode means noised with Lap(1/(2 eps))",
-         "old": "laplace_block_release(sums, 1.0 / self._eps[rows, 0], self._rng)",
-         "new": "laplace_block_release(sums, 0.5 / self._eps[rows, 0], self._rng)"},
+         "old": "laplace_block_release(sums, 1.0 / self._eps[rows, 0], self._rng,",
+         "new": "laplace_block_release(sums, 0.5 / self._eps[rows, 0], self._rng,"},
     {"id": "adap-release-every-round", "file": "dpolearn/bandits/adap.py",
          "description": "AdaP refreshes the private mean at every round of an episode",
          "old": "end = self._left == 0",

@@ -79,7 +79,8 @@ class _AdaP(BlockPolicy):
 
     def _close(self, rows, arms, sums, lengths):
         """Episode end: private mean from this episode only, one Laplace draw each."""
-        released = laplace_block_release(sums, 1.0 / self._eps[rows, 0], self._rng)
+        released = laplace_block_release(sums, 1.0 / self._eps[rows, 0], self._rng,
+                                         source="AdaP episode sum")
         self.mu_tilde_[rows, arms] = released / lengths
         self.n_last_[rows, arms] = lengths
 

@@ -32,6 +32,7 @@ from .._validation import (
     scalar_or_array,
 )
 from ..accounting import GaussianDP, compose
+from ..mechanisms.ledger import active_recorder, report_release
 from ..policy import Policy
 from .baselines import GaussianTS
 
@@ -315,6 +316,10 @@ class DPTSUCB(Policy):
             draw = self._rng.standard_normal(fresh.shape)
             draw *= self.sd_
             draw += self.mu_hat_                             # theta ~ N(mu_hat, ln^a(T)/n)
+            if active_recorder() is not None:                # a Gaussian release of mu_hat
+                draw = report_release("DP-TS-UCB posterior draw", self.mu_hat_, draw,
+                                      scale=self.sd_, sensitivity=1.0 / self.n_,
+                                      noise="gaussian", where=fresh)
             self.theta_ = np.where(fresh, draw, self.max_)   # fresh draw, else reuse MAX
             np.maximum(self.max_, draw, out=self.max_, where=fresh)
             self.h_ -= fresh
@@ -460,6 +465,11 @@ class MTSGaussian(GaussianTS):
             return np.full(self.n_runs, round_robin)
         z = self._rng.standard_normal(self._mean.shape)
         theta = self._mean + z / self._scale                 # N(S/(k+1), c/(k+1))
+        if active_recorder() is not None:                    # a Gaussian release of S/(k+1)
+            theta = report_release(
+                "M-TS-Gaussian draw", self._mean, theta, scale=1.0 / self._scale,
+                sensitivity=1.0 / (self.counts_ + 1.0), noise="gaussian",
+                where=(self.counts_ > 0) & (t > self._prepull)[:, None])
         arms = np.argmax(theta, axis=1)                      # ties: lowest index
         if self.track_privacy:                               # draws that depend on data
             active = (self.counts_ > 0) & (t > self._prepull)[:, None]

@@ -81,7 +81,7 @@ class _HybridUCB(SumCountPolicy):
 
     def noisy_sums(self) -> np.ndarray:
         """H_a.output() for every arm: exact sums plus the counters' noise, (n_runs, K)."""
-        return self.sums_ + self.noise_.noise
+        return self.noise_.release(self.sums_)
 
     @property
     def guarantee(self) -> PureDP:
@@ -430,7 +430,7 @@ class PrivateUCB(SumCountPolicy):
         if t <= self.n_arms:
             return np.full(self.n_runs, t - 1)
         n = self.counts_
-        index = ((self.sums_ + self.noise_.noise) / n + np.sqrt(2.0 * math.log(t) / n)
+        index = (self.noise_.release(self.sums_) / n + np.sqrt(2.0 * math.log(t) / n)
                  + self.bonus(t) / n)
         return np.argmax(index, axis=1)
 

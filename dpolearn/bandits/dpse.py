@@ -138,7 +138,10 @@ class DPSE(BlockPolicy):
         act = self.active_[rows]
         scale = np.broadcast_to(self._noise_scale(rows, R)[:, None], act.shape)
         mu_tilde = np.full(act.shape, -np.inf)                # one Lap(1/(eps R_e)) per arm in S
-        mu_tilde[act] = laplace_block_release((sums / R[:, None])[act], scale[act], self._rng)
+        sensitivity = np.broadcast_to(1.0 / R[:, None], act.shape)   # a mean of R_e rewards
+        mu_tilde[act] = laplace_block_release((sums / R[:, None])[act], scale[act], self._rng,
+                                              sensitivity=sensitivity[act],
+                                              source="DP-SE epoch means")
         h = np.sqrt(np.log(8.0 * s * e ** 2 / self.beta) / (2.0 * R))
         c = np.log(4.0 * s * e ** 2 / self.beta) / (self._eps[rows] * R)
         keep = mu_tilde.max(axis=1, keepdims=True) - mu_tilde <= 2.0 * (h + c)[:, None]

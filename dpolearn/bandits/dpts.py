@@ -170,7 +170,7 @@ class DPTS(Policy):
 
     def _release(self, value, scale):
         """Add Laplace noise of the given scale (arrays of equal shape): one release each."""
-        return laplace_block_release(value, scale, self._rng)
+        return laplace_block_release(value, scale, self._rng, source="DP-TS logarithmic part")
 
     # ------------------------------------------------------------------ decision layer
     def bonus(self, t: int) -> np.ndarray:

@@ -7,11 +7,13 @@ import numpy as np
 
 from .._validation import as_rng, check_delta, check_epsilon, check_positive
 from ..accounting import GaussianDP
+from ._base import GuaranteeFor
+from .ledger import report_release
 
 __all__ = ["GaussianMechanism"]
 
 
-class GaussianMechanism:
+class GaussianMechanism(GuaranteeFor):
     r"""Release ``value + N(0, sigma^2)``.
 
     Parameters
@@ -76,6 +78,8 @@ class GaussianMechanism:
         value = np.asarray(value, dtype=float)
         sigma = self.noise_scale
         out = value + sigma * as_rng(rng).standard_normal(np.broadcast(value, sigma).shape)
+        out = np.asarray(report_release("Gaussian mechanism", value, out, scale=sigma,
+                                        sensitivity=self.sensitivity, noise="gaussian"))
         return float(out) if out.ndim == 0 else out
 
     def variance(self):

@@ -35,6 +35,8 @@ from .._validation import (
     check_probability,
 )
 from ..accounting import ApproxDP, PureDP, heterogeneous_advanced_composition
+from ._base import GuaranteeFor
+from .ledger import report_release
 
 __all__ = ["IntervalLaplaceMean", "SCHEDULES", "calibrate_epsilon", "fixed_schedule",
            "lemma_b1_schedule", "release_schedule", "interval_accountant",
@@ -207,7 +209,7 @@ def cor31_bound(epsilon: float, t: int, *, v: float = 1.1,
             "advanced": float(cor31_advanced_epsilon(eps, v, dp))}
 
 
-class IntervalLaplaceMean:
+class IntervalLaplaceMean(GuaranteeFor):
     r"""Per-stream interval-based Laplace mean (the mechanism of DP-UCB-INT), batched.
 
     Every stream (one arm of one run) accumulates its sum ``s`` and count ``n``; when ``n``
@@ -251,6 +253,8 @@ class IntervalLaplaceMean:
     >>> m.release_points(12).tolist()
     [4, 8, 12]
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, v: float = 1.1, schedule: str = "fixed",
                  delta_prime: float = math.exp(-10), rng=None, noise_multiplier: float = 1.0):
@@ -308,7 +312,10 @@ class IntervalLaplaceMean:
         if np.any(hit):
             n = self.counts[hit].astype(float)
             noise = self._rng.laplace(0.0, 1.0, size=n.size) * self.noise_scale(n)
-            self.mu_tilde[hit] = self.sums[hit] / n + noise       # s/n + Lap(n^{v/2-1})
+            exact = self.sums[hit] / n
+            self.mu_tilde[hit] = report_release(                  # s/n + Lap(n^{v/2-1})
+                "interval mean", exact, exact + noise, scale=self.noise_scale(n),
+                sensitivity=1.0 / n)
             self.n_rel[hit] = self.counts[hit]
             self.n_draws += int(n.size)
 
@@ -325,7 +332,9 @@ class IntervalLaplaceMean:
         if np.any(hit):
             r, c, nh = rows[hit], cols[hit], n[hit].astype(float)
             noise = self._rng.laplace(0.0, 1.0, size=nh.size) * self.noise_scale(nh)
-            self.mu_tilde[r, c] = self.sums[r, c] / nh + noise
+            exact = self.sums[r, c] / nh
+            self.mu_tilde[r, c] = report_release("interval mean", exact, exact + noise,
+                                                 scale=self.noise_scale(nh), sensitivity=1.0 / nh)
             self.n_rel[r, c] = n[hit]
             self.n_draws += int(nh.size)
             return hit

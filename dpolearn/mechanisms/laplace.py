@@ -5,11 +5,14 @@ import numpy as np
 
 from .._validation import as_rng, check_epsilon, check_interval, check_positive, scalar_or_array
 from ..accounting import PureDP
+from ._base import GuaranteeFor
+from .ledger import report_release
 
 __all__ = ["LaplaceMechanism", "laplace_block_release", "block_release_guarantee"]
 
 
-def laplace_block_release(block_sums, scale, rng: np.random.Generator) -> np.ndarray:
+def laplace_block_release(block_sums, scale, rng: np.random.Generator, *,
+                          sensitivity=1.0, source: str = "Laplace block release") -> np.ndarray:
     r"""Release sums of disjoint blocks of rewards: ``block_sums + Lap(scale)``, one draw each.
 
     One reward in [0, 1] lies in exactly one block and moves its sum by at most 1, so with
@@ -25,8 +28,15 @@ def laplace_block_release(block_sums, scale, rng: np.random.Generator) -> np.nda
     scale : float or array broadcastable to ``block_sums``
         Laplace scale of each draw (sensitivity / epsilon, times any noise multiplier).
     rng : numpy Generator
+    sensitivity : float or array broadcastable to ``block_sums``
+        Largest change of one block's value when one reward changes (1 for a sum of rewards
+        in [0, 1], ``1/n`` for a mean of n); reported to the release ledger
+        (:mod:`dpolearn.mechanisms.ledger`) with the scale.
+    source : str
+        The mechanism's name in the release ledger.
     """
-    return block_sums + rng.laplace(0.0, scale)
+    released = block_sums + rng.laplace(0.0, scale)
+    return report_release(source, block_sums, released, scale=scale, sensitivity=sensitivity)
 
 
 def block_release_guarantee(scale, sensitivity=1.0) -> PureDP:
@@ -39,7 +49,7 @@ def block_release_guarantee(scale, sensitivity=1.0) -> PureDP:
     return PureDP(epsilon=np.asarray(sensitivity, dtype=float) / np.asarray(scale, dtype=float))
 
 
-class LaplaceMechanism:
+class LaplaceMechanism(GuaranteeFor):
     r"""Release ``value + Lap(noise_scale)`` with ``noise_scale = sensitivity / epsilon``.
 
     Parameters
@@ -91,6 +101,7 @@ class LaplaceMechanism:
         b = self.noise_scale
         noise = as_rng(rng).laplace(0.0, 1.0, size=np.broadcast(value, b).shape)
         out = value + b * noise
+        out = report_release("Laplace mechanism", value, out, scale=b, sensitivity=self.sensitivity)
         return scalar_or_array(out)
 
     def variance(self):

@@ -14,6 +14,7 @@ from .._validation import (
     floor_log2,
 )
 from ..accounting import PureDP
+from ._base import GuaranteeFor
 from .laplace import laplace_block_release
 
 __all__ = ["LazyDoublingPrivateMean", "lazy_schedule"]
@@ -47,7 +48,7 @@ def lazy_schedule(n_pulls):
     return r, 2 ** r, n - (2 ** (r + 1) - 1)
 
 
-class LazyDoublingPrivateMean:
+class LazyDoublingPrivateMean(GuaranteeFor):
     r"""Per-arm private means refreshed on batches of 1, 2, 4, 8, ... fresh pulls.
 
     Each arm collects its rewards in an open batch. Its batch number ``r+1`` closes after
@@ -115,6 +116,8 @@ class LazyDoublingPrivateMean:
     ([[2.0, 0.0]], 0.5)
     """
 
+    _one_stream = (1, 1)                      # guarantee_for builds one stream
+
     def __init__(self, n_runs: int, n_arms: int, *, epsilon, rng=None,
                  noise_multiplier: float = 1.0):
         self.n_runs = check_positive_int("n_runs", n_runs)
@@ -180,7 +183,7 @@ class LazyDoublingPrivateMean:
         """Close the open batch of (rows, arms): one Laplace draw per batch, then forget."""
         size = self._next_size[rows, arms]                    # O_j <- 2^(r_j + 1)
         released = laplace_block_release(self.unprocessed_sum[rows, arms], self._scale[rows],
-                                         self._rng)           # Phi + Z, Z ~ Lap(1/eps)
+                                         self._rng, source="lazy mean")   # Phi + Lap(1/eps)
         self.mu_tilde[rows, arms] = released / size
         self.batch_size[rows, arms] = size
         self.batch_index[rows, arms] += 1                     # r_j <- r_j + 1

@@ -13,6 +13,7 @@ from .._validation import (
     check_positive,
 )
 from ..accounting import PureDP
+from ._base import GuaranteeFor
 
 __all__ = ["ReportNoisyMax", "ExponentialMechanism", "NOISE_FAMILIES", "selection_probabilities",
            "noise_difference_sf", "noise_difference_log_sf"]
@@ -144,7 +145,7 @@ def noise_difference_sf(x, noise: str = "laplace", scale: float = 1.0):
     return np.exp(noise_difference_log_sf(x, noise, scale))
 
 
-class ReportNoisyMax:
+class ReportNoisyMax(GuaranteeFor):
     r"""Report the index of the largest noisy score, ``argmax_j (s_j + Z_j)``.
 
     Parameters
@@ -270,7 +271,7 @@ class ReportNoisyMax:
         return f"ReportNoisyMax({args})"
 
 
-class ExponentialMechanism:
+class ExponentialMechanism(GuaranteeFor):
     r"""Sample index j with probability proportional to exp(epsilon u_j / (c Delta)).
 
     ``c = 2`` in general and ``c = 1`` for monotone utilities (McSherry and Talwar 2007). It is

@@ -39,7 +39,8 @@ BLURBS = {
     "plotting": "The book's figure style and regret plots.",
     "policy": "The batched policy interface every algorithm implements.",
     "simulate": "The batched simulator and its Result.",
-    "testing": "The policy contract as one call: check_policy.",
+    "testing": "The policy contract as one call, check_policy; the white-box privacy "
+               "checker, check_privacy.",
 }
 
 

@@ -12,12 +12,14 @@ import numpy as np
 from ..._arrays import per_stream, scalar_if_uniform, stream_shape
 from ..._validation import as_rng, check_epsilon, check_positive, check_positive_int
 from ...accounting import PureDP
+from .._base import GuaranteeFor
+from ..ledger import active_recorder, report_release
 from ._bits import lowest_set_bit, popcount, stream_mask
 
 __all__ = ["BinaryCounter"]
 
 
-class BinaryCounter:
+class BinaryCounter(GuaranteeFor):
     r"""The binary (tree) mechanism of Chan, Shi and Song, batched over streams.
 
     Item :math:`\tau` closes the p-sum (tree node) at level :math:`i` = lowest set bit of
@@ -81,6 +83,8 @@ class BinaryCounter:
     >>> [float(exact.step(1.0)[0]) for _ in range(4)]
     [1.0, 2.0, 3.0, 4.0]
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, levels, rng=None, noise_scale=None,
                  noise_multiplier: float = 1.0):
@@ -160,7 +164,17 @@ class BinaryCounter:
         """Current release: sum of the noisy p-sums of the set bits of ``count``."""
         lev = np.arange(self.alpha.shape[-1])
         bits = (self.count[..., None] >> lev) & 1
-        return (self.alpha_hat * bits).sum(-1)
+        released = (self.alpha_hat * bits).sum(-1)
+        if active_recorder() is None:
+            return released
+        # one item lies in at most `levels` nodes: the stream of outputs costs it the guarantee
+        return report_release("binary counter", (self.alpha * bits).sum(-1), released,
+                              cost=self._item_cost)
+
+    def _item_cost(self) -> np.ndarray:
+        """Epsilon of each stream, as :attr:`guarantee` states it (levels / noise_scale)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.levels > 0, self.levels / self.scale, 0.0)
 
     def restart(self, where=None, levels=None) -> None:
         """Empty the selected streams (all by default), optionally with a new number of levels.

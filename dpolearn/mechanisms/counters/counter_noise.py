@@ -17,6 +17,7 @@ import numpy as np
 from ..._arrays import per_stream, scalar_if_uniform
 from ..._validation import as_rng, check_choice, check_positive, check_positive_int, floor_log2
 from ...accounting import PureDP
+from ..ledger import active_recorder, report_release
 from ._bits import bit_tables
 from .budget import hybrid_guarantee, tree_scale_factor
 
@@ -109,6 +110,17 @@ class CounterNoise:
             return hybrid_guarantee(self.eps_log, self.eps_tree, tree_log_base=self.tree_log_base,
                                     noise_multiplier=self.noise_multiplier)
         return PureDP(epsilon=scalar_if_uniform(self.eps_tree / self.noise_multiplier))
+
+    def release(self, exact_sums: np.ndarray) -> np.ndarray:
+        """The counters' outputs for the exact prefix sums ``exact_sums``: ``exact_sums +
+        noise``, shape (n_rows, n_cols), reported to the release ledger as continual outputs."""
+        released = exact_sums + self.noise
+        if active_recorder() is None:
+            return released
+        if getattr(self, "_item_cost", None) is None:     # fixed at construction: once
+            self._item_cost = np.reshape(self.guarantee.epsilon, (-1, 1))
+        return report_release(f"{self.kind} counter", exact_sums, released,
+                              cost=self._item_cost)
 
     def tree_noise_scale(self, k) -> np.ndarray:
         """Laplace scale of the tree nodes actually drawn, per row: ``k * m c / epsilon_tree``

@@ -26,6 +26,7 @@ from ..._validation import (
     is_power_of_two,
 )
 from ...accounting import PureDP
+from .._base import GuaranteeFor
 from ._bits import popcount, stream_mask
 from .binary import BinaryCounter
 from .budget import hybrid_budget_split, hybrid_error_bound, hybrid_guarantee, tree_scale_factor
@@ -34,7 +35,7 @@ from .logarithmic import LogarithmicCounter
 __all__ = ["HybridCounter"]
 
 
-class HybridCounter:
+class HybridCounter(GuaranteeFor):
     r"""The hybrid mechanism of Chan, Shi and Song: logarithmic counter + one tree per epoch.
 
     At positions :math:`n = 2^k` the release is the logarithmic counter's; in between, it is
@@ -87,6 +88,8 @@ class HybridCounter:
     >>> HybridCounter(1, epsilon=1.0).guarantee
     PureDP(epsilon=1)
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, split: str = "chan", tree_log_base=2, rng=None,
                  noise_multiplier: float = 1.0):

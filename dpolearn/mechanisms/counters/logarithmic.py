@@ -19,12 +19,13 @@ from ..._validation import (
     is_power_of_two,
 )
 from ...accounting import PureDP
+from .._base import GuaranteeFor
 from ._bits import stream_mask
 
 __all__ = ["LogarithmicCounter"]
 
 
-class LogarithmicCounter:
+class LogarithmicCounter(GuaranteeFor):
     r"""The logarithmic mechanism of Chan, Shi and Song, batched over streams.
 
     The running sum :math:`\beta` absorbs every item; at each power of two it also absorbs a
@@ -59,6 +60,8 @@ class LogarithmicCounter:
     >>> c.variance(8)        # 4 Laplace(2) draws: 4 * 2 * 4
     32.0
     """
+
+    _one_stream = (1,)                      # guarantee_for builds one stream
 
     def __init__(self, shape, *, epsilon, rng=None, noise_multiplier: float = 1.0):
         self.shape = stream_shape(shape)
