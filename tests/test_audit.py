@@ -617,3 +617,125 @@ def test_audit_statistics_accept_integral_counts_of_any_integer_type():
     lo, hi = A.clopper_pearson(np.int64(3), 10, 0.9)
     assert (lo, hi) == A.clopper_pearson(3.0, 10, 0.9)
     assert A.epsilon_lower_bound(0, 10, 0, 10) == (0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------- the search
+class RawVarianceLazyUCB(AnytimeLazyUCB):
+    """Broken: the Hoeffding width is scaled by the variance of the arm's *raw* rewards,
+    4 m (1 - m) with m their empirical mean; the claim stays epsilon."""
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        self.raw_sum_ = np.zeros((n_runs, n_arms))
+        self.raw_n_ = np.zeros((n_runs, n_arms))
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)
+        rows = np.arange(len(arms))
+        self.raw_sum_[rows, arms] += rewards
+        self.raw_n_[rows, arms] += 1
+
+    def index(self, t):
+        m = self.raw_sum_ / np.maximum(self.raw_n_, 1)          # the leak: raw rewards
+        log_t = self._log(t)
+        return (self.mean_.mu_tilde + np.sqrt(3.0 * log_t * 4 * m * (1 - m) * self._inv_O)
+                + 3.0 * log_t * self._inv_eps_O)
+
+
+class NeverForgettingLazyUCB(AnytimeLazyUCB):
+    """Broken: each batch release is the Laplace-noised sum of *all* the arm's rewards so
+    far, divided by the pulls; an early reward enters every later release of its arm."""
+
+    def reset(self, n_runs, n_arms, rng):
+        super().reset(n_runs, n_arms, rng)
+        self.all_sum_ = np.zeros((n_runs, n_arms))
+        self._noise_rng = rng
+
+    def update(self, t, arms, rewards):
+        self.all_sum_[np.arange(len(arms)), arms] += rewards
+        super().update(t, arms, rewards)
+
+    def _refresh(self, rows, arms):
+        super()._refresh(rows, arms)
+        noise = self._noise_rng.laplace(0.0, 1.0 / self._eps[rows, 0])
+        self.mean_.mu_tilde[rows, arms] = ((self.all_sum_[rows, arms] + noise)
+                                           / self.mean_.n_pulls[rows, arms])
+
+
+QUICK_SEARCH = {"n_select": 500, "n_trials": 5_000}
+
+
+def test_search_refutes_half_noise_with_no_designed_input_and_reports_its_budget():
+    r = A.search_audit(lambda: HalfNoiseLazyUCB(epsilon=EPS), seed=0, **QUICK_SEARCH)
+    assert r.claimed == EPS and r.violated and r.verdict == "VIOLATED", r
+    T, n_tables = 8, 4 * (8 + 1)                     # 4 extreme tables and their 8 neighbours
+    assert r.budget["pairs"] == 4 * T and r.budget["n_select"] == 500
+    assert r.budget["runs"] == n_tables * 500 + 2 * 5_000
+    assert r.budget["events"] > r.budget["pairs"] and r.budget["seconds"] > 0
+    d, d2 = r.tables                                 # the certified pair: one round changed
+    assert d.shape == (T, 2) and np.count_nonzero(np.any(d != d2, axis=1)) == 1
+    assert "VIOLATED" in str(r) and f"{r.runs:,} runs" in str(r)
+
+
+@pytest.mark.parametrize("bad, budget", [
+    (RawVarianceLazyUCB, QUICK_SEARCH),
+    (NeverForgettingLazyUCB, {}),                    # needs the default budget (see Notes)
+])
+def test_search_refutes_the_leaks_its_docstring_says_it_finds(bad, budget):
+    r = A.search_audit(lambda: bad(epsilon=EPS), seed=0, **budget)
+    assert r.violated, r
+
+
+def test_search_rarely_refutes_correct_policies():
+    """Each audit refutes a correct policy with probability at most beta = 0.05, however wide
+    its search (the certification runs are fresh). Over 8 audits (4 policies, 2 seeds) the
+    number of refutations is then stochastically below Binomial(8, 0.05), and
+    P(Binomial(8, 0.05) >= 2) = 0.057: at most one refutation is allowed."""
+    factories = [lambda: AnytimeLazyUCB(epsilon=EPS), lambda: AdaPUCB(epsilon=EPS),
+                 lambda: LazyDPTS(epsilon=EPS), lambda: RNMFTNL(epsilon=EPS)]
+    results = [A.search_audit(f, seed=s, **QUICK_SEARCH) for f in factories for s in (1, 2)]
+    assert sum(r.violated for r in results) <= 1, [str(r) for r in results]
+    assert stats.binom.sf(1, 8, 0.05) == pytest.approx(0.057, abs=0.001)
+    assert all(r.claimed == EPS for r in results)
+
+
+def test_search_is_seeded():
+    a = A.search_audit(lambda: AnytimeLazyUCB(epsilon=EPS), seed=7, n_select=200, n_trials=500)
+    b = A.search_audit(lambda: AnytimeLazyUCB(epsilon=EPS), seed=7, n_select=200, n_trials=500)
+    assert (a.epsilon_lower, a.event, a.pair, a.p, a.q) == (b.epsilon_lower, b.event, b.pair,
+                                                            b.p, b.q)
+
+
+def test_search_pairs_are_neighbours_in_one_round():
+    pairs = A.neighbouring_pairs(5, 3)
+    assert len(pairs) == 4 * 5
+    for name, d, d2 in pairs:
+        changed = np.flatnonzero(np.any(d != d2, axis=1))
+        assert changed.size == 1 and f"round {changed[0] + 1} flipped" in name
+        assert np.array_equal(d2[changed[0]], 1 - d[changed[0]])
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"factory": AnytimeLazyUCB(epsilon=1.0)}, TypeError, "factory"),
+    ({"factory": lambda: "not a policy"}, TypeError, "factory"),
+    ({"n_select": 10}, ValueError, "n_select.*10"),
+    ({"n_trials": 0}, ValueError, "n_trials.*0"),
+    ({"horizon": 1}, ValueError, "horizon.*1"),
+    ({"n_arms": 1}, ValueError, "n_arms.*1"),
+    ({"confidence": 1.5}, ValueError, "confidence.*1.5"),
+    ({"delta": -0.1}, ValueError, "delta.*-0.1"),
+])
+def test_search_refuses_bad_arguments(kwargs, exc, match):
+    kwargs = {"factory": lambda: AnytimeLazyUCB(epsilon=1.0), **kwargs}
+    with pytest.raises(exc, match=match):
+        A.search_audit(kwargs.pop("factory"), **kwargs)
+
+
+def test_vectorised_bounds_equal_the_scalar_bound():
+    rng = np.random.default_rng(3)
+    k1, k2 = rng.integers(0, 301, 40), rng.integers(0, 201, 40)
+    low, est = A.epsilon_lower_bounds(k1, 300, k2, 200, confidence=0.9, delta=0.01)
+    for i in range(40):
+        assert (low[i], est[i]) == pytest.approx(
+            A.epsilon_lower_bound(int(k1[i]), 300, int(k2[i]), 200, confidence=0.9,
+                                  delta=0.01))

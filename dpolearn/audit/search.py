@@ -40,7 +40,13 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_positive_int, check_probability, show
+from .._validation import (
+    as_float_array,
+    as_seed_sequence,
+    check_positive_int,
+    check_probability,
+    show,
+)
 from ..accounting import ApproxDP
 from ..policy import Policy
 from .blackbox import _claimed_epsilon, sample_actions
@@ -80,6 +86,16 @@ class SearchAuditResult(AuditResult):
     n_select: int = 0
     runs: int = 0
     seconds: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not isinstance(self.pair, str):
+            raise TypeError(f"pair must be a str, got {show(self.pair)}")
+        for name in ("n_pairs", "n_events", "n_select", "runs"):
+            check_positive_int(name, getattr(self, name), minimum=0)
+        seconds = as_float_array("seconds", self.seconds)
+        if seconds.ndim != 0 or not seconds >= 0:
+            raise ValueError(f"seconds must be a number >= 0, got {show(self.seconds)}")
 
     @property
     def budget(self) -> Dict[str, float]:
@@ -174,28 +190,25 @@ def _feature_event(feature: str, codes: np.ndarray, n_arms: int) -> Event:
     return Event(name, indicator)
 
 
-def _rank_events(a: np.ndarray, b: np.ndarray, n_arms: int, confidence: float, delta: float):
-    """Best event on one pair's selection runs ``a`` (on D) and ``b`` (on D').
+def _candidate_events(a: np.ndarray, b: np.ndarray, n_arms: int):
+    """Candidate events of one pair from its selection runs ``a`` (on D) and ``b`` (on D').
 
     For each feature, the observed codes are sorted by their smoothed likelihood ratio and the
     candidates are the sets of the m codes of largest ratio (m = 1, 2, ...): their counts on
-    both sides are cumulative sums, so every candidate is scored at once. Returns
-    ``(score, estimate, feature, codes, n_candidates)``.
+    both sides are cumulative sums. Returns ``(k1, k2, where)``: the counts of every candidate
+    on both sides, and for each candidate ``(feature, sorted codes, m)``.
     """
     n = a.shape[0]
-    best, n_cand = (-1.0, -1.0, "", None), 0
+    k1s, k2s, where = [], [], []
     for (feature, ca), (_, cb) in zip(_features(a, n_arms), _features(b, n_arms)):
         codes, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
         ka = np.bincount(inverse[:n], minlength=codes.size)
         kb = np.bincount(inverse[n:], minlength=codes.size)
         order = np.argsort(-np.log((ka + 0.5) / (kb + 0.5)), kind="stable")
-        k1, k2 = np.cumsum(ka[order]), np.cumsum(kb[order])
-        low, est = epsilon_lower_bounds(k1, n, k2, n, confidence=confidence, delta=delta)
-        n_cand += low.size
-        i = int(np.lexsort((est, low))[-1])             # largest bound, then estimate
-        if (low[i], est[i]) > best[:2]:
-            best = (float(low[i]), float(est[i]), feature, codes[order[:i + 1]])
-    return best + (n_cand,)
+        k1s.append(np.cumsum(ka[order]))
+        k2s.append(np.cumsum(kb[order]))
+        where += [(feature, codes[order], m) for m in range(1, codes.size + 1)]
+    return np.concatenate(k1s), np.concatenate(k2s), where
 
 
 # ------------------------------------------------------------------------------ the auditor
@@ -284,16 +297,21 @@ def search_audit(factory: Callable[[], Policy], *, horizon: int = 8, n_arms: int
     seeds = iter(sel_seq.spawn(len(bases) + len(pairs)))
     runs = {key: sample_actions(factory(), base, n_select, seed=next(seeds))
             for key, base in bases.items()}
-    best, n_events = None, 0
+    k1s, k2s, where = [], [], []
     for i, (_, base, other) in enumerate(pairs):
         b = sample_actions(factory(), other, n_select, seed=next(seeds))
-        low, est, feature, codes, n_cand = _rank_events(runs[id(base)], b, n_arms,
-                                                        confidence, delta)
-        n_events += n_cand
-        if best is None or (low, est) > best[:2]:
-            best = (low, est, i, feature, codes)
-    _, _, i, feature, codes = best
+        k1, k2, found = _candidate_events(runs[id(base)], b, n_arms)
+        k1s.append(k1)
+        k2s.append(k2)
+        where += [(i,) + w for w in found]
+    # every candidate scored at once by its lower bound on the selection runs, ties broken by
+    # the point estimate; the winner alone is certified below
+    low, est = epsilon_lower_bounds(np.concatenate(k1s), n_select, np.concatenate(k2s),
+                                    n_select, confidence=confidence, delta=delta)
+    i, feature, codes, m = where[int(np.lexsort((est, low))[-1])]
     name, base, other = pairs[i]
+    n_events = len(where)
+    codes = codes[:m]
     event = _feature_event(feature, codes, n_arms)
     s1, s2 = eval_seq.spawn(2)
     k1 = int(np.count_nonzero(event(sample_actions(factory(), base, n_trials, seed=s1))))
