@@ -250,9 +250,9 @@ def search_audit(factory: Callable[[], Policy], *, horizon: int = 8, n_arms: int
     Notes
     -----
     **Power, measured** (two arms, 8 rounds, claimed epsilon = 1, 5 seeds per cell; refuted
-    audits out of 5; ``n_select`` / ``n_trials``). The planted bugs are the own-bandit
-    chapter's: an index on the package's lazy private mean whose Laplace noise is half the
-    scale the claim needs (*half noise*); an index ``(mu_tilde + m) / 2 + sqrt(ln t / n)``
+    audits out of 5; ``n_select`` / ``n_trials``). The planted bugs, each in a lazy UCB
+    index: the package's lazy private mean with Laplace noise at half the scale the claim
+    needs (*half noise*); the index ``(mu_tilde + m) / 2 + sqrt(ln t / n)``
     with ``m`` the raw empirical mean (*raw-mean term*); and a mean released at pull counts
     1, 2, 4, ... as the Laplace-noised sum of *all* the arm's rewards so far (*never
     forgets*: the first reward enters every release, about 2-3 epsilon within 8 rounds).
