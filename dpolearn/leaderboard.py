@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import warnings
@@ -40,6 +41,7 @@ from ._validation import check_bool, check_choice, check_epsilon, check_positive
 from .accounting import ApproxDP, GaussianDP, PureDP, privacy_level
 from .audit import AuditResult, adversarial_pairs, audit_policy, search_audit
 from .envs import BernoulliBandit
+from .experiments._cache import atomic_file
 from .experiments.compare_setup import (
     BANDIT_ALGORITHMS,
     EPSILONS,
@@ -366,16 +368,20 @@ class Leaderboard:
 
     def write_summary(self, path: Union[str, os.PathLike]) -> Path:
         """Write :meth:`summary_rows` to ``path`` (a file, or a directory to hold
-        ``summary.csv``); returns the file written."""
+        ``summary.csv``), atomically (a failed or killed write leaves the old file); returns
+        the file written."""
         path = Path(path)
         if path.is_dir():
             path = path / "summary.csv"
         rows = self.summary_rows()
         extra = sorted({k for r in rows for k in r} - set(SUMMARY_COLUMNS))
-        with open(path, "w", newline="") as fh:
+        with atomic_file(path) as raw:                   # a killed write leaves the old file
+            fh = io.TextIOWrapper(raw, newline="")        # the encoding open() would use
             writer = csv.DictWriter(fh, fieldnames=SUMMARY_COLUMNS + extra)
             writer.writeheader()
             writer.writerows(rows)
+            fh.flush()
+            fh.detach()                                   # atomic_file closes the file
         return path
 
     def figure(self):

@@ -333,6 +333,10 @@ CASES = {
         (lambda: audit.SearchAuditResult(0.1, 0.2, 0.95, 0.0, "e", 0.1, 0.2, 10, pair=3),
          TypeError, "pair.*3"),
     ],
+    "dpolearn.audit.claimed_epsilon": [
+        (lambda: audit.claimed_epsilon(dpl.UCB1, 2), TypeError, "policy.*UCB1"),
+        (lambda: audit.claimed_epsilon(dpl.UCB1(), 1), ValueError, "n_arms.*1"),
+    ],
     "dpolearn.audit.extreme_tables": [
         (lambda: audit.extreme_tables(1, 2), ValueError, "horizon.*1"),
     ],

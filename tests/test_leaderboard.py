@@ -336,3 +336,24 @@ def test_evaluated_labels_must_differ(user_module):
         evaluate([honest, honest], audit=False, **SMALL)
     with pytest.raises(ValueError, match="factory"):
         evaluate([], audit=False, **SMALL)
+
+
+def test_write_summary_is_atomic(user_module, tmp_path):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, **SMALL)
+    out = tmp_path / "out"
+    out.mkdir()
+    path = board.write_summary(out)
+    before = path.read_bytes()
+
+    class Unprintable:
+        def __str__(self):
+            raise RuntimeError("killed half-way")
+
+    rows = board.summary_rows()
+    rows[-1]["privacy"] = Unprintable()          # the last row fails after the others
+    board.summary_rows = lambda: rows
+    with pytest.raises(RuntimeError, match="half-way"):
+        board.write_summary(out)
+    assert path.read_bytes() == before, "a failed write truncated the old summary"
+    assert sorted(p.name for p in out.iterdir()) == ["summary.csv"], "temporary file left"

@@ -49,7 +49,7 @@ from .._validation import (
 )
 from ..accounting import ApproxDP
 from ..policy import Policy
-from .blackbox import _claimed_epsilon, sample_actions
+from .blackbox import claimed_epsilon, sample_actions
 from .events import Event
 from .statistics import AuditResult, epsilon_lower_bound, epsilon_lower_bounds
 
@@ -302,7 +302,7 @@ def search_audit(factory: Callable[[], Policy], *, horizon: int = 8, n_arms: int
         g = probe.guarantee
         delta = float(np.max(g.delta)) if isinstance(g, ApproxDP) else 0.0
     delta = check_probability("delta", delta, open_high=True)
-    claimed = _claimed_epsilon(probe, n_arms)
+    claimed = claimed_epsilon(probe, n_arms)
 
     start = time.perf_counter()
     pairs = neighbouring_pairs(horizon, n_arms)
