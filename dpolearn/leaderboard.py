@@ -1,19 +1,24 @@
 r"""Place your own private bandit algorithm beside the book's, on the book's instances.
 
-:func:`evaluate` runs a policy given as a factory ``(epsilon, horizon) -> Policy`` next to
+:func:`evaluate` runs one or several policies, each given as a Policy subclass or a factory
+``(epsilon, horizon) -> Policy``, next to
 chosen built-in algorithms (by their display labels, e.g. ``"Lazy-DP-TS"``, ``"DP-SE"``) on the
 Bernoulli instances of the comparison chapter (or on instances you pass), over an epsilon grid,
 with the chapter's *common privacy scale*: every built-in algorithm is configured by
 :func:`dpolearn.experiments.compare_setup.make_bandit_policy` (the ``"common"`` preset of
 :mod:`dpolearn.experiments.catalogue`) so that its honest guarantee is the grid
 value, and your policy is built with the grid value as its ``epsilon``. It also audits your
-claimed guarantee at small scale (:func:`audit_claim`, a black-box lower bound on epsilon from
-neighbouring reward tables, :mod:`dpolearn.audit`) and, where your policy exposes a
-``privacy_ledger()``, reads it (white-box).
+claimed guarantee at small scale (:func:`audit_claim`, by default the searching auditor
+:func:`dpolearn.audit.search_audit`: a black-box lower bound on epsilon from neighbouring reward
+tables it chooses itself) and, where your policy exposes a ``privacy_ledger()``, reads it
+(white-box).
 
 The result is a :class:`Leaderboard`: a table (:meth:`Leaderboard.rows`,
 :meth:`Leaderboard.markdown`), a figure (:meth:`Leaderboard.figure`) and ``summary.csv`` in the
-standard columns of the experiments (:meth:`Leaderboard.write_summary`).
+standard columns of the experiments (:meth:`Leaderboard.write_summary`). Your guarantee is
+shown as *claimed*: an audit can refute a claim, never verify it. A refuted claim is marked
+VIOLATED in the table's audit column, on the figure (legend and red crosses) and by a
+:class:`~dpolearn.PrivacyAssumptionWarning`.
 
 Examples
 --------
