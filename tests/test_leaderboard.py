@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from dpolearn.audit import SearchAuditResult
 from dpolearn.experiments.registry import SUMMARY_COLUMNS
 from dpolearn.leaderboard import Leaderboard, audit_claim, evaluate, whitebox_ledger
 from dpolearn.policy import PrivacyAssumptionWarning
@@ -260,6 +261,9 @@ def test_evaluate_marks_a_refuted_claim_in_table_figure_and_warning(user_module)
     assert board.algorithms == ["Private ETC", "Half-noise ETC", "DP-SE"]
     assert board.violated == ["Half-noise ETC"]
     assert board.audits["Half-noise ETC"].violated and not board.audits["Private ETC"].violated
+    # by default the searching auditor, which chose its own tables, certified on fresh runs
+    assert all(isinstance(a, SearchAuditResult) and a.n_trials == 5_000 and a.n_pairs == 32
+               for a in board.audits.values())
     # the table: an audit column, and the claim shown as claimed, never as verified
     rows = {r["algorithm"]: r for r in board.rows() if r["epsilon"] == 1.0}
     assert rows["Half-noise ETC"]["audit"].startswith("VIOLATED")
