@@ -267,10 +267,21 @@ def gdp_delta(epsilon: ArrayLike, mu: ArrayLike) -> ArrayLike:
     return scalar_or_array(np.exp(np.asarray(gdp_log_delta(epsilon, mu))))
 
 
+#: Below this log delta, :func:`_eps_for` solves the Gaussian tail in closed form (the root
+#: finder's bracket would overflow near log delta = -1.8e308).
+_FAR_TAIL = -1e200
+
+
 def _eps_for(log_delta: float, mu: float) -> float:
     """Smallest eps >= 0 with log delta(eps) <= log_delta (scalar)."""
     if gdp_log_delta(0.0, mu) <= log_delta:
         return 0.0
+    if log_delta < _FAR_TAIL:
+        # log delta = -t^2/2 - ln t - ln sqrt(2 pi) + ln(mu/(t + mu)) + o(1) with
+        # t = eps/mu - mu/2 (the Gaussian tail); here t > 1e100, and the logarithmic terms
+        # move t by less than 1e-195 of itself: t = sqrt(-2 log delta) to double precision.
+        # sqrt(2) sqrt(-x), not sqrt(-2x): the latter overflows for log delta < -9e307.
+        return mu * (math.sqrt(2.0) * math.sqrt(-log_delta) + mu / 2.0)
     f = lambda e: gdp_log_delta(e, mu) - log_delta          # noqa: E731  (decreasing in e)
     # delta(eps) <= Phi(-eps/mu + mu/2), so eps_hi = mu^2/2 - mu Phi^{-1}(delta) is an upper
     # bound (in log space via the Gaussian tail when delta is tiny); grow it if needed.
@@ -318,7 +329,10 @@ def gdp_epsilon_from_log_delta(log_delta: ArrayLike, mu: ArrayLike) -> ArrayLike
 
     Use it where delta underflows (``log_delta < -745``) or lies so close to 1 that the float
     delta has lost the digits that determine eps (for mu >= 10 and eps < 1, ``delta(eps)``
-    differs from 1 only in the 7th digit).
+    differs from 1 only in the 7th digit). Every finite ``log_delta < 0`` has a finite eps,
+    about ``mu sqrt(-2 log_delta)`` far in the tail (down to ``-1.8e308``, the most negative
+    float); ``-inf`` (delta = 0) is refused with a ValueError, since mu-GDP reaches delta = 0
+    at no finite eps.
 
     Examples
     --------

@@ -1,19 +1,24 @@
 r"""Place your own private bandit algorithm beside the book's, on the book's instances.
 
-:func:`evaluate` runs a policy given as a factory ``(epsilon, horizon) -> Policy`` next to
+:func:`evaluate` runs one or several policies, each given as a Policy subclass or a factory
+``(epsilon, horizon) -> Policy``, next to
 chosen built-in algorithms (by their display labels, e.g. ``"Lazy-DP-TS"``, ``"DP-SE"``) on the
 Bernoulli instances of the comparison chapter (or on instances you pass), over an epsilon grid,
 with the chapter's *common privacy scale*: every built-in algorithm is configured by
 :func:`dpolearn.experiments.compare_setup.make_bandit_policy` (the ``"common"`` preset of
 :mod:`dpolearn.experiments.catalogue`) so that its honest guarantee is the grid
 value, and your policy is built with the grid value as its ``epsilon``. It also audits your
-claimed guarantee at small scale (:func:`audit_claim`, a black-box lower bound on epsilon from
-neighbouring reward tables, :mod:`dpolearn.audit`) and, where your policy exposes a
-``privacy_ledger()``, reads it (white-box).
+claimed guarantee at small scale (:func:`audit_claim`, by default the searching auditor
+:func:`dpolearn.audit.search_audit`: a black-box lower bound on epsilon from neighbouring reward
+tables it chooses itself) and, where your policy exposes a ``privacy_ledger()``, reads it
+(white-box).
 
 The result is a :class:`Leaderboard`: a table (:meth:`Leaderboard.rows`,
 :meth:`Leaderboard.markdown`), a figure (:meth:`Leaderboard.figure`) and ``summary.csv`` in the
-standard columns of the experiments (:meth:`Leaderboard.write_summary`).
+standard columns of the experiments (:meth:`Leaderboard.write_summary`). Your guarantee is
+shown as *claimed*: an audit can refute a claim, never verify it. A refuted claim is marked
+VIOLATED in the table's audit column, on the figure (legend and red crosses) and by a
+:class:`~dpolearn.PrivacyAssumptionWarning`.
 
 Examples
 --------
@@ -27,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import warnings
@@ -40,6 +46,7 @@ from ._validation import check_bool, check_choice, check_epsilon, check_positive
 from .accounting import ApproxDP, GaussianDP, PureDP, privacy_level
 from .audit import AuditResult, adversarial_pairs, audit_policy, search_audit
 from .envs import BernoulliBandit
+from .experiments._cache import atomic_file
 from .experiments.compare_setup import (
     BANDIT_ALGORITHMS,
     EPSILONS,
@@ -366,16 +373,20 @@ class Leaderboard:
 
     def write_summary(self, path: Union[str, os.PathLike]) -> Path:
         """Write :meth:`summary_rows` to ``path`` (a file, or a directory to hold
-        ``summary.csv``); returns the file written."""
+        ``summary.csv``), atomically (a failed or killed write leaves the old file); returns
+        the file written."""
         path = Path(path)
         if path.is_dir():
             path = path / "summary.csv"
         rows = self.summary_rows()
         extra = sorted({k for r in rows for k in r} - set(SUMMARY_COLUMNS))
-        with open(path, "w", newline="") as fh:
+        with atomic_file(path) as raw:                   # a killed write leaves the old file
+            fh = io.TextIOWrapper(raw, newline="")        # the encoding open() would use
             writer = csv.DictWriter(fh, fieldnames=SUMMARY_COLUMNS + extra)
             writer.writeheader()
             writer.writerows(rows)
+            fh.flush()
+            fh.detach()                                   # atomic_file closes the file
         return path
 
     def figure(self):

@@ -23,7 +23,8 @@ class PrivacyAssumptionWarning(UserWarning):
     The guarantees of the book's algorithms assume rewards (or losses) in [0, 1]: that bounds
     the sensitivity of every released sum. On an environment whose values are not bounded so
     (e.g. :class:`~dpolearn.envs.GaussianBandit`), :func:`~dpolearn.simulate` issues this
-    warning and records ``NotPrivate()`` as the result's guarantee.
+    warning and records ``NotPrivate()`` as the result's guarantee. :func:`~dpolearn.evaluate`
+    issues it when an audit refutes an evaluated policy's claimed guarantee.
     """
 
 

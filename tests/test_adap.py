@@ -147,6 +147,41 @@ def test_block_simulation_agrees_in_distribution(cls):
     np.testing.assert_array_equal(fast.pulls.sum(1), T)
 
 
+def _episode_log(cls):
+    """A subclass of ``cls`` that records the start round of every episode and the index
+    I_a(t_l) it chose by (one run)."""
+    class Logged(cls):
+        def _initialise(self, n_runs, n_arms, rng):
+            super()._initialise(n_runs, n_arms, rng)
+            self.log = []
+
+        def _start_episodes(self, rows, t_l):
+            t_col = np.broadcast_to(np.asarray(t_l, dtype=float), rows.shape)[:, None]
+            idx = self._index(self.mu_tilde_[rows], self.n_last_[rows], self._eps[rows], t_col)
+            self.log.append((int(t_col[0, 0]), idx[0].copy()))
+            super()._start_episodes(rows, t_l)
+
+    return Logged
+
+
+@pytest.mark.parametrize("cls", POLICIES)
+@pytest.mark.parametrize("seed", range(4))
+def test_block_path_starts_each_episode_at_the_round_by_round_round_and_index(cls, seed):
+    """Coupled exactly: one run, rewards fixed by the means (0 or 1), so the only randomness is
+    the policy's Laplace draws, one per episode in the same order on both paths. Every episode
+    must then start in the same round, with the same index, on the block path as round by
+    round: not only the same pulls (an index evaluated in the wrong round can leave the pulls
+    unchanged)."""
+    env, T = BernoulliBandit((1.0, 0.0, 1.0)), 3000
+    fast, slow = _episode_log(cls)(epsilon=0.5), _episode_log(cls)(epsilon=0.5)
+    simulate(fast, env, T, 1, seed=seed, checkpoints=[T], progress=False)
+    _loop(slow, env, T, 1, seed, [T])
+    assert len(slow.log) >= 8, "too few episodes to compare"
+    assert [t for t, _ in fast.log] == [t for t, _ in slow.log]
+    for (t, a), (_, b) in zip(fast.log, slow.log):
+        np.testing.assert_allclose(a, b, rtol=1e-13, err_msg=f"index at round {t}")
+
+
 def test_block_simulation_first_rounds_exact():
     res = simulate(AdaPUCB(epsilon=1.0), BernoulliBandit((0.9, 0.6, 0.2)), 100, 3, seed=0,
                    checkpoints=[1, 2, 3], progress=False)

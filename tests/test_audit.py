@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpolearn import Policy, PureDP
 from dpolearn import audit as A
 from dpolearn.bandits import (
     DPSE,
@@ -617,3 +618,158 @@ def test_audit_statistics_accept_integral_counts_of_any_integer_type():
     lo, hi = A.clopper_pearson(np.int64(3), 10, 0.9)
     assert (lo, hi) == A.clopper_pearson(3.0, 10, 0.9)
     assert A.epsilon_lower_bound(0, 10, 0, 10) == (0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------- the search
+class LazyIndexUCB(Policy):
+    """A correct lazy UCB index on the package's lazy private mean: epsilon-DP (parallel
+    composition over the mean's disjoint batches; the index is post-processing)."""
+
+    label = "lazy index UCB"
+
+    def __init__(self, *, epsilon):
+        self.epsilon = epsilon
+
+    def _initialise(self, n_runs, n_arms, rng):
+        self._rng = rng
+        self.mean_ = LazyDoublingPrivateMean(n_runs, n_arms, epsilon=self.epsilon, rng=rng)
+
+    def means(self):
+        return self.mean_.mu_tilde, self.mean_.batch_size
+
+    def index(self, t):
+        mu, O = self.means()
+        return mu + np.sqrt(3 * np.log(t) / O) + 3 * np.log(t) / (self.epsilon * O)
+
+    def select(self, t):
+        if t <= self.n_arms:
+            return np.full(self.n_runs, t - 1)
+        return np.argmax(self.index(t), axis=1)
+
+    def update(self, t, arms, rewards):
+        self.mean_.observe(arms, rewards)
+
+    @property
+    def guarantee(self):
+        return PureDP(epsilon=self.epsilon)
+
+
+class RawMeanIndex(LazyIndexUCB):
+    """Broken: the index averages the private mean with the raw empirical mean (every reward
+    leaks), still claiming epsilon."""
+
+    def _initialise(self, n_runs, n_arms, rng):
+        super()._initialise(n_runs, n_arms, rng)
+        self.sums_, self.counts_ = np.zeros((n_runs, n_arms)), np.zeros((n_runs, n_arms))
+
+    def index(self, t):
+        raw = self.sums_ / np.maximum(self.counts_, 1)
+        return 0.5 * (self.mean_.mu_tilde + raw) + np.sqrt(np.log(t) / self.counts_)
+
+    def update(self, t, arms, rewards):
+        super().update(t, arms, rewards)
+        self.sums_[self._rows, arms] += rewards
+        self.counts_[self._rows, arms] += 1
+
+
+class NeverForgettingMean(LazyIndexUCB):
+    """Broken: at pull counts 1, 2, 4, ... the mean of *all* the arm's rewards so far is
+    released with Lap(1/epsilon) on the sum, so the first reward enters every release."""
+
+    def _initialise(self, n_runs, n_arms, rng):
+        self._rng = rng
+        self.sums_, self.counts_ = np.zeros((n_runs, n_arms)), np.zeros((n_runs, n_arms))
+        self.mu_, self.O_ = np.zeros((n_runs, n_arms)), np.ones((n_runs, n_arms))
+
+    def means(self):
+        return self.mu_, self.O_
+
+    def update(self, t, arms, rewards):
+        self.sums_[self._rows, arms] += rewards
+        self.counts_[self._rows, arms] += 1
+        n = self.counts_[self._rows, arms]
+        rows = np.flatnonzero(np.log2(n) % 1 == 0)             # n is a power of two
+        a = arms[rows]
+        noise = self._rng.laplace(0.0, 1.0 / self.epsilon, rows.size)
+        self.mu_[rows, a] = (self.sums_[rows, a] + noise) / n[rows]
+        self.O_[rows, a] = n[rows]
+
+
+QUICK_SEARCH = {"n_select": 500, "n_trials": 5_000}
+
+
+def test_search_refutes_half_noise_with_no_designed_input_and_reports_its_budget():
+    r = A.search_audit(lambda: HalfNoiseLazyUCB(epsilon=EPS), seed=0, **QUICK_SEARCH)
+    assert r.claimed == EPS and r.violated and r.verdict == "VIOLATED", r
+    T, n_tables = 8, 4 * (8 + 1)                     # 4 extreme tables and their 8 neighbours
+    assert r.budget["pairs"] == 4 * T and r.budget["n_select"] == 500
+    assert r.budget["runs"] == n_tables * 500 + 2 * 5_000
+    assert r.budget["events"] > r.budget["pairs"] and r.budget["seconds"] > 0
+    d, d2 = r.tables                                 # the certified pair: one round changed
+    assert d.shape == (T, 2) and np.count_nonzero(np.any(d != d2, axis=1)) == 1
+    assert "VIOLATED" in str(r) and f"{r.runs:,} runs" in str(r)
+
+
+@pytest.mark.parametrize("bad, budget", [
+    (RawMeanIndex, QUICK_SEARCH),
+    (NeverForgettingMean, {}),                       # needs the default budget (see Notes)
+])
+def test_search_refutes_the_leaks_its_docstring_says_it_finds(bad, budget):
+    r = A.search_audit(lambda: bad(epsilon=EPS), seed=0, **budget)
+    assert r.violated, r
+
+
+def test_search_rarely_refutes_correct_policies():
+    """Each audit of a correct policy (the honest base of the planted bugs and three built-in
+    algorithms) refutes a correct policy with probability at most beta = 0.05, however wide
+    its search (the certification runs are fresh). Over 8 audits (4 policies, 2 seeds) the
+    number of refutations is then stochastically below Binomial(8, 0.05), and
+    P(Binomial(8, 0.05) >= 2) = 0.057: at most one refutation is allowed."""
+    factories = [lambda: LazyIndexUCB(epsilon=EPS), lambda: AdaPUCB(epsilon=EPS),
+                 lambda: LazyDPTS(epsilon=EPS), lambda: RNMFTNL(epsilon=EPS)]
+    results = [A.search_audit(f, seed=s, **QUICK_SEARCH) for f in factories for s in (1, 2)]
+    assert sum(r.violated for r in results) <= 1, [str(r) for r in results]
+    assert stats.binom.sf(1, 8, 0.05) == pytest.approx(0.057, abs=0.001)
+    assert all(r.claimed == EPS for r in results)
+
+
+def test_search_is_seeded():
+    a = A.search_audit(lambda: AnytimeLazyUCB(epsilon=EPS), seed=7, n_select=200, n_trials=500)
+    b = A.search_audit(lambda: AnytimeLazyUCB(epsilon=EPS), seed=7, n_select=200, n_trials=500)
+    assert (a.epsilon_lower, a.event, a.pair, a.p, a.q) == (b.epsilon_lower, b.event, b.pair,
+                                                            b.p, b.q)
+
+
+def test_search_pairs_are_neighbours_in_one_round():
+    pairs = A.neighbouring_pairs(5, 3)
+    assert len(pairs) == 4 * 5
+    for name, d, d2 in pairs:
+        changed = np.flatnonzero(np.any(d != d2, axis=1))
+        assert changed.size == 1 and f"round {changed[0] + 1} flipped" in name
+        assert np.array_equal(d2[changed[0]], 1 - d[changed[0]])
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"factory": AnytimeLazyUCB(epsilon=1.0)}, TypeError, "factory"),
+    ({"factory": lambda: "not a policy"}, TypeError, "factory"),
+    ({"n_select": 10}, ValueError, "n_select.*10"),
+    ({"n_trials": 0}, ValueError, "n_trials.*0"),
+    ({"horizon": 1}, ValueError, "horizon.*1"),
+    ({"n_arms": 1}, ValueError, "n_arms.*1"),
+    ({"confidence": 1.5}, ValueError, "confidence.*1.5"),
+    ({"delta": -0.1}, ValueError, "delta.*-0.1"),
+])
+def test_search_refuses_bad_arguments(kwargs, exc, match):
+    kwargs = {"factory": lambda: AnytimeLazyUCB(epsilon=1.0), **kwargs}
+    with pytest.raises(exc, match=match):
+        A.search_audit(kwargs.pop("factory"), **kwargs)
+
+
+def test_vectorised_bounds_equal_the_scalar_bound():
+    rng = np.random.default_rng(3)
+    k1, k2 = rng.integers(0, 301, 40), rng.integers(0, 201, 40)
+    low, est = A.epsilon_lower_bounds(k1, 300, k2, 200, confidence=0.9, delta=0.01)
+    for i in range(40):
+        assert (low[i], est[i]) == pytest.approx(
+            A.epsilon_lower_bound(int(k1[i]), 300, int(k2[i]), 200, confidence=0.9,
+                                  delta=0.01))

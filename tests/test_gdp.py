@@ -406,3 +406,30 @@ def test_gdp_to_approx_admits_epsilon_zero():
     """delta = 0.5 exceeds delta(0) = 2 Phi(1/2) - 1 = 0.383 at mu = 1: eps = 0 suffices."""
     g = gdp_to_approx(1.0, 0.5)
     assert g.epsilon == 0.0 and g.delta == 0.5
+
+
+@pytest.mark.parametrize("mu", [0.1, 1.0, 30.0])
+def test_epsilon_from_log_delta_is_finite_down_to_the_most_negative_float(mu):
+    """Every finite log delta < 0 has a finite eps. Far in the tail, log delta(eps) =
+    -t^2/2 - ln t + O(1) with t = eps/mu - mu/2, so eps/mu -> sqrt(-2 log delta): the answer
+    is finite down to -1.8e308 (the root finder's bracket used to overflow there), it agrees
+    with the root finder on both sides of the closed form's threshold, and it increases."""
+    lowest = -np.finfo(float).max
+    targets = [-1e150, -0.99e200, -1.01e200, -1e250, -1e308, lowest]
+    eps = [gdp_epsilon_from_log_delta(ld, mu) for ld in targets]
+    assert all(math.isfinite(e) for e in eps) and eps == sorted(eps)
+    for ld, e in zip(targets, eps):
+        assert e / mu == pytest.approx(math.sqrt(2.0) * math.sqrt(-ld), rel=1e-12)
+    # across the threshold the two computations meet: sqrt(1.01 / 0.99) apart, nothing more
+    assert eps[2] / eps[1] == pytest.approx(math.sqrt(1.01 / 0.99), rel=1e-12)
+    # and a value the root finder computes is reproduced by log delta there
+    assert gdp_log_delta(eps[0], mu) == pytest.approx(-1e150, rel=1e-12)
+
+
+def test_epsilon_from_log_delta_refuses_delta_zero():
+    """delta = 0 (log delta = -inf) is reached by mu-GDP at no finite eps; it is refused,
+    as gdp_epsilon refuses delta = 0."""
+    with pytest.raises(ValueError, match="log_delta must be finite.*-inf"):
+        gdp_epsilon_from_log_delta(-np.inf, 1.0)
+    with pytest.raises(ValueError, match="delta.*0"):
+        gdp_epsilon(0.0, 1.0)

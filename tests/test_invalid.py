@@ -317,6 +317,32 @@ CASES = {
             "confidence.*1.5",
         ),
     ],
+    "dpolearn.audit.epsilon_lower_bounds": [
+        (lambda: audit.epsilon_lower_bounds([11], 10, [1], 10), ValueError, "k1.*11"),
+        (lambda: audit.epsilon_lower_bounds([1.5], 10, [1], 10), TypeError, "k1.*float"),
+        (lambda: audit.epsilon_lower_bounds([1], 10, [1, 2], 10), ValueError, "k1 and k2.*shape"),
+    ],
+    "dpolearn.audit.search_audit": [
+        (lambda: audit.search_audit(dpl.UCB1()), TypeError, "factory.*UCB1"),
+        (lambda: audit.search_audit(dpl.UCB1, n_select=0), ValueError, "n_select.*0"),
+        (lambda: audit.search_audit(dpl.UCB1, horizon=1), ValueError, "horizon.*1"),
+    ],
+    "dpolearn.audit.SearchAuditResult": [
+        (lambda: audit.SearchAuditResult(0.1, 0.2, 0.95, 0.0, "e", 0.1, 0.2, 10, runs=-1),
+         ValueError, "runs.*-1"),
+        (lambda: audit.SearchAuditResult(0.1, 0.2, 0.95, 0.0, "e", 0.1, 0.2, 10, pair=3),
+         TypeError, "pair.*3"),
+    ],
+    "dpolearn.audit.claimed_epsilon": [
+        (lambda: audit.claimed_epsilon(dpl.UCB1, 2), TypeError, "policy.*UCB1"),
+        (lambda: audit.claimed_epsilon(dpl.UCB1(), 1), ValueError, "n_arms.*1"),
+    ],
+    "dpolearn.audit.extreme_tables": [
+        (lambda: audit.extreme_tables(1, 2), ValueError, "horizon.*1"),
+    ],
+    "dpolearn.audit.neighbouring_pairs": [
+        (lambda: audit.neighbouring_pairs(4, "2"), TypeError, "n_arms.*'2'"),
+    ],
     "dpolearn.audit.clopper_pearson": [
         (lambda: audit.clopper_pearson(11, 10, 0.95), ValueError, "k.*11"),
         (lambda: audit.clopper_pearson(1.5, 10, 0.95), TypeError, "k.*1.5"),
@@ -806,11 +832,15 @@ def _extend_from_live_modules():
     try:
         board = importlib.import_module("dpolearn.leaderboard")
         more["dpolearn.leaderboard.evaluate"] = [
-            (lambda: board.evaluate(dpl.UCB1, horizon=0), ValueError, "horizon.*0")]
+            (lambda: board.evaluate(dpl.UCB1, horizon=0), ValueError, "horizon.*0"),
+            (lambda: board.evaluate(dpl.UCB1, audit_method="guess"), ValueError,
+             "audit_method.*'guess'"),
+            (lambda: board.evaluate([]), ValueError, "factory.*\\[\\]")]
         more["dpolearn.leaderboard.Leaderboard"] = [
             (lambda: board.Leaderboard("x", [], {}, (), 0, 1), ValueError, "horizon.*0")]
         more["dpolearn.leaderboard.audit_claim"] = [
-            (lambda: board.audit_claim(dpl.UCB1, n_trials=0), ValueError, "n_trials.*0")]
+            (lambda: board.audit_claim(dpl.UCB1, n_trials=0), ValueError, "n_trials.*0"),
+            (lambda: board.audit_claim(dpl.UCB1, method="look"), ValueError, "method.*'look'")]
         more["dpolearn.leaderboard.whitebox_ledger"] = [
             (lambda: board.whitebox_ledger(dpl.UCB1, horizon=0), ValueError, "horizon.*0")]
     except ImportError:

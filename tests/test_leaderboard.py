@@ -10,8 +10,10 @@ import time
 import numpy as np
 import pytest
 
+from dpolearn.audit import SearchAuditResult
 from dpolearn.experiments.registry import SUMMARY_COLUMNS
 from dpolearn.leaderboard import Leaderboard, audit_claim, evaluate, whitebox_ledger
+from dpolearn.policy import PrivacyAssumptionWarning
 from dpolearn.testing import check_policy
 
 THIRD_PARTY = textwrap.dedent('''
@@ -233,3 +235,129 @@ def test_chapter_audit_catches_the_half_noise_variant_and_passes_the_fix():
     fixed = audit_claim(ns["LazyMOSS"], epsilon=1.0, n_trials=20_000, seed=1)
     assert half.violated and half.epsilon_lower > 1.0
     assert not fixed.violated
+
+
+# ------------------------------------------------------------------ an honest board
+def _honest_and_half_noise(user_module):
+    class HalfNoiseETC(user_module.PrivateETC):
+        """Half the Laplace scale while claiming epsilon (truly 2 epsilon-DP)."""
+
+        label = "Half-noise ETC"
+
+    honest = lambda e, T: user_module.PrivateETC(epsilon=e, m=1)          # noqa: E731
+    half = lambda e, T: HalfNoiseETC(epsilon=e, m=1, noise_factor=0.5)    # noqa: E731
+    return honest, half
+
+
+SMALL = dict(algorithms=["DP-SE"], instances=["2 arms, gap 0.1"], epsilons=[0.5, 1.0],
+             horizon=200, n_runs=2)
+
+
+def test_evaluate_marks_a_refuted_claim_in_table_figure_and_warning(user_module):
+    honest, half = _honest_and_half_noise(user_module)
+    with pytest.warns(PrivacyAssumptionWarning, match="Half-noise ETC.*VIOLATED"):
+        board = evaluate([honest, half], audit_trials=5_000, **SMALL)
+    assert board.labels == ["Private ETC", "Half-noise ETC"]
+    assert board.algorithms == ["Private ETC", "Half-noise ETC", "DP-SE"]
+    assert board.violated == ["Half-noise ETC"]
+    assert board.audits["Half-noise ETC"].violated and not board.audits["Private ETC"].violated
+    # by default the searching auditor, which chose its own tables, certified on fresh runs
+    assert all(isinstance(a, SearchAuditResult) and a.n_trials == 5_000 and a.n_pairs == 32
+               for a in board.audits.values())
+    # the table: an audit column, and the claim shown as claimed, never as verified
+    rows = {r["algorithm"]: r for r in board.rows() if r["epsilon"] == 1.0}
+    assert rows["Half-noise ETC"]["audit"].startswith("VIOLATED")
+    assert rows["Private ETC"]["audit"].startswith("consistent")
+    assert rows["DP-SE"]["audit"] == ""
+    assert rows["Half-noise ETC"]["privacy"] == "1-DP (claimed)", rows
+    table = board.markdown()
+    line = next(x for x in table.splitlines() if "| Half-noise ETC |" in x)
+    assert "| VIOLATED (ε ≥ " in line and "(claimed)" in line
+    assert "| audit |" in table.splitlines()[0]
+    summary = {r["algorithm"]: r for r in board.summary_rows()}
+    assert summary["Half-noise ETC"]["audit"].startswith("VIOLATED")
+    # the figure: the legend names the refuted claim and red crosses sit on its points
+    fig = board.figure()
+    texts = [t.get_text() for lg in fig.legends + [ax.get_legend() for ax in fig.axes]
+             if lg is not None for t in lg.get_texts()]
+    assert "Half-noise ETC (privacy claim VIOLATED)" in texts, texts
+    assert "Private ETC" in texts and "Private ETC (privacy claim VIOLATED)" not in texts
+    crosses = [ln for ax in fig.axes for ln in ax.lines if ln.get_marker() == "X"]
+    assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [0.5, 1.0]
+
+
+def test_an_unaudited_claim_is_shown_as_claimed(user_module):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, **SMALL)
+    assert board.audit is None and board.audits == {}
+    row = next(r for r in board.rows() if r["algorithm"] == "Private ETC")
+    assert row["privacy"].endswith("(claimed)") and row["audit"] == "not run"
+    line = next(x for x in board.markdown().splitlines() if "| Private ETC |" in x)
+    assert "(claimed) | not run |" in line
+
+
+def test_markdown_headers_follow_the_grid(user_module):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, **{**SMALL, "epsilons": [0.25, 4.0]})
+    head = board.markdown().splitlines()[0]
+    assert "ε = 1 " not in head and "privacy at ε = 0.25" in head
+    assert "ε = 0.25 | ε = 4 |" in head
+    # the privacy column shows each algorithm's guarantee at that grid value
+    line = next(x for x in board.markdown().splitlines() if "| DP-SE |" in x)
+    assert "| 0.25-DP |" in line
+
+
+def test_markdown_refuses_an_unknown_instance(user_module):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, **SMALL)
+    with pytest.raises(ValueError, match="instance.*'nope'"):
+        board.markdown(instance="nope")
+    assert "2 arms, gap 0.1" in board.markdown(instance="2 arms, gap 0.1")
+
+
+def test_every_panel_keeps_two_labelled_ticks_on_its_log_axes(user_module):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, algorithms=["DP-SE", "Lazy-DP-TS"],
+                     instances=["2 arms, gap 0.1", "2 arms, gap 0.4",
+                                "5 arms (0.75 ... 0.25), Hu & Hegde"],
+                     epsilons=[0.5, 1.0, 2.0], horizon=300, n_runs=3)
+    fig = board.figure()
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.lines]
+    assert len(panels) == 3
+    for ax in panels:
+        low, high = ax.get_ylim()
+        shown = [(t.get_position()[1], t.get_text()) for t in ax.get_yticklabels()
+                 if t.get_text() and low <= t.get_position()[1] <= high]
+        assert len(shown) >= 2, (ax.get_ylim(), shown)
+        assert all(float(text.replace(",", "")) == pytest.approx(y, rel=0.01)
+                   for y, text in shown), shown
+
+
+def test_evaluated_labels_must_differ(user_module):
+    honest, _ = _honest_and_half_noise(user_module)
+    with pytest.raises(ValueError, match="Private ETC"):
+        evaluate([honest, honest], audit=False, **SMALL)
+    with pytest.raises(ValueError, match="factory"):
+        evaluate([], audit=False, **SMALL)
+
+
+def test_write_summary_is_atomic(user_module, tmp_path):
+    honest, _ = _honest_and_half_noise(user_module)
+    board = evaluate(honest, audit=False, **SMALL)
+    out = tmp_path / "out"
+    out.mkdir()
+    path = board.write_summary(out)
+    before = path.read_bytes()
+
+    class Unprintable:
+        def __str__(self):
+            raise RuntimeError("killed half-way")
+
+    rows = board.summary_rows()
+    rows[-1]["privacy"] = Unprintable()          # the last row fails after the others
+    board.summary_rows = lambda: rows
+    with pytest.raises(RuntimeError, match="half-way"):
+        board.write_summary(out)
+    assert path.read_bytes() == before, "a failed write truncated the old summary"
+    assert sorted(p.name for p in out.iterdir()) == ["summary.csv"], "temporary file left"

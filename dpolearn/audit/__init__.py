@@ -28,7 +28,8 @@ Contents, one module per group (every name is importable from ``dpolearn.audit``
   all trials batched); :func:`audit`, :func:`audit_policy`, the black-box auditor, with a
   held-out search over candidate events and neighbouring pairs (selection on one set of trials,
   evaluation on a fresh one, so the search does not inflate the bound);
-  :func:`adversarial_pairs`, a documented way to stress each algorithm family.
+  :func:`adversarial_pairs`, a documented way to stress each algorithm family;
+  :func:`claimed_epsilon`, the epsilon a policy's guarantee states on K arms.
 * :mod:`dpolearn.audit.search` -- :func:`search_audit`, the auditor that searches for itself:
   neighbouring tables (:func:`extreme_tables`, :func:`neighbouring_pairs`) and events chosen
   by their likelihood ratio on selection runs, one certification on fresh runs;
@@ -45,7 +46,7 @@ References
 .. [JUO20] Jagielski, Ullman and Oprea, "Auditing differentially private machine learning:
    how private is private SGD?", NeurIPS 2020 (Clopper-Pearson lower bounds on epsilon).
 """
-from .blackbox import adversarial_pairs, audit, audit_policy, sample_actions
+from .blackbox import adversarial_pairs, audit, audit_policy, claimed_epsilon, sample_actions
 from .events import Event, action_sequence, arm_pulled, output_above, pulls_at_least, selected
 from .losses import (
     exact_epsilon,
@@ -69,5 +70,5 @@ __all__ = ["AuditResult", "epsilon_lower_bound", "clopper_pearson",
            "laplace_event_loss", "laplace_composed",
            "gaussian_composed", "hybrid_counter_exact_epsilon", "whitebox_gdp",
            "whitebox_interval_mean", "epsilon_lower_bounds", "search_audit",
-           "SearchAuditResult", "extreme_tables", "neighbouring_pairs"]
+           "SearchAuditResult", "extreme_tables", "neighbouring_pairs", "claimed_epsilon"]
 

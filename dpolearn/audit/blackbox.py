@@ -23,7 +23,7 @@ from ..simulate import simulate
 from .events import Event, arm_pulled, pulls_at_least
 from .statistics import AuditResult, epsilon_lower_bound
 
-__all__ = ["sample_actions", "audit", "audit_policy", "adversarial_pairs"]
+__all__ = ["sample_actions", "audit", "audit_policy", "adversarial_pairs", "claimed_epsilon"]
 
 
 # ------------------------------------------------------------------------------ recorded runs
@@ -151,8 +151,13 @@ def audit(sampler: Sampler, pairs, events: Sequence[Event], *, n_trials: int = 2
                        n_trials, claimed)
 
 
-def _claimed_epsilon(policy, n_arms: int) -> Optional[float]:
-    """The policy's guarantee once it knows K (some guarantees, e.g. Private-UCB's, do)."""
+def claimed_epsilon(policy: Policy, n_arms: int) -> Optional[float]:
+    """The epsilon a policy claims on ``n_arms`` arms: the largest epsilon of its
+    ``guarantee`` (``PureDP`` or ``ApproxDP``) after a reset for one run, since some
+    guarantees (Private-UCB's) depend on K; None for any other guarantee."""
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a dpolearn Policy, got {show(policy)}")
+    n_arms = check_positive_int("n_arms", n_arms, minimum=2)
     policy.reset(1, n_arms, np.random.default_rng(0))
     g = policy.guarantee
     if isinstance(g, (PureDP, ApproxDP)):
@@ -175,7 +180,7 @@ def audit_policy(factory: Callable[[], Policy], pairs, events: Sequence[Event], 
     first = pairs[0] if isinstance(pairs, list) else pairs
     n_arms = np.asarray(first[0]).shape[1]
     return audit(sampler, pairs, events, n_trials=n_trials, n_select=n_select, seed=seed,
-                 confidence=confidence, delta=delta, claimed=_claimed_epsilon(factory(), n_arms))
+                 confidence=confidence, delta=delta, claimed=claimed_epsilon(factory(), n_arms))
 
 
 # ------------------------------------------------------------------------------ adversaries

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from .._validation import as_float_array, check_positive_int, check_probability, show
 
@@ -77,8 +77,10 @@ def _clopper_pearson_arrays(k: np.ndarray, n: int, confidence: float):
     """:func:`clopper_pearson` on an integer array of counts (no validation)."""
     alpha = 1.0 - confidence
     with np.errstate(invalid="ignore"):
-        lo = np.where(k == 0, 0.0, stats.beta.ppf(alpha / 2, np.maximum(k, 1), n - k + 1))
-        hi = np.where(k == n, 1.0, stats.beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)))
+        # quantiles of Beta(k, n - k + 1) and Beta(k + 1, n - k)
+        lo = np.where(k == 0, 0.0, special.betaincinv(np.maximum(k, 1), n - k + 1, alpha / 2))
+        hi = np.where(k == n, 1.0, special.betaincinv(k + 1, np.maximum(n - k, 1),
+                                                      1 - alpha / 2))
     return lo, hi
 
 
