@@ -33,6 +33,9 @@ import nox
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["tests", "start_methods"]
 nox.options.reuse_existing_virtualenvs = True
+# Under _build/, which the book build skips: Jupyter Book reads every page-like file below the
+# project folder, and the environments' site-packages hold notebooks and Markdown of their own.
+nox.options.envdir = "_build/nox"
 
 NEWEST = "3.13"
 PYTHONS = nox.project.python_versions(nox.project.load_toml("pyproject.toml"),
