@@ -19,8 +19,9 @@ installed (much faster), else virtualenv.
 
 The book's machinery (``bookkit``) needs a newer Python than the package (its own
 ``requires-python``). On an older interpreter the session installs the package without it and
-leaves out the tests of the machinery: the test modules that import ``bookkit`` and the tests
-listed in :data:`NEEDS_BOOKKIT` (which import it inside the test); the session's log names them.
+leaves out the tests of the machinery: the test modules that import ``bookkit`` or run its
+commands, and the tests listed in :data:`NEEDS_BOOKKIT` (which import it inside the test); the
+session's log names them.
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ import nox
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["tests", "start_methods"]
 nox.options.reuse_existing_virtualenvs = True
+# Under _build/, which the book build skips: Jupyter Book reads every page-like file below the
+# project folder, and the environments' site-packages hold notebooks and Markdown of their own.
+nox.options.envdir = "_build/nox"
 
 NEWEST = "3.13"
 PYTHONS = nox.project.python_versions(nox.project.load_toml("pyproject.toml"),
@@ -79,7 +83,8 @@ def _without_bookkit(session: nox.Session) -> list[str]:
     """pytest options leaving out the machinery's tests when bookkit cannot be installed."""
     if _has_bookkit(session):
         return []
-    uses = re.compile(r"^(import bookkit|from bookkit)", re.M)       # at module level
+    # an import at module level, or a run of one of its commands (python -m bookkit...)
+    uses = re.compile(r'^(import bookkit|from bookkit)|"-m", "bookkit', re.M)
     modules = sorted(str(p) for p in Path("tests").glob("test_*.py") if uses.search(p.read_text()))
     session.log(f"Python {session.python} < {BOOKKIT_PYTHON} (bookkit's requires-python): "
                 f"leaving out {modules + NEEDS_BOOKKIT}")

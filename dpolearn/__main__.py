@@ -124,6 +124,8 @@ def _check_run_args(args) -> list[str]:
             experiments.check_out_dir(args.out)
         except ValueError as exc:
             raise _UsageError(str(exc).replace("out must", "--out must", 1)) from None
+    if args.start_method is not None and args.executor == "dask":
+        raise _UsageError("--start-method is only used with --executor local")
     if args.executor == "dask":
         if args.scheduler is None:
             raise _UsageError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -131,8 +133,6 @@ def _check_run_args(args) -> list[str]:
     elif args.scheduler is not None:
         raise _UsageError("--scheduler is only used with --executor dask")
     if args.start_method is not None:
-        if args.executor == "dask":
-            raise _UsageError("--start-method is only used with --executor local")
         experiments.set_executor("local", start_method=args.start_method)
     args.overrides = _overrides(args.settings)
     for name in names:

@@ -115,6 +115,16 @@ def env(tmp_path):
         ),
         (["frobnicate"], ["frobnicate"]),
         ([], ["command"]),
+        (["run", "hu2022-fig2", "--set", "means"], ["--set must be KEY=VALUE", "'means'"]),
+        (["run", "hu2022-fig2", "--set", "mean=[0.5, 0.4]"],
+         ["mean is not a setting of experiment 'hu2022-fig2'", "means"]),
+        (["run", "primer-attack", "--set", "horizon=5"], ["takes no settings", "horizon=5"]),
+        (["run", "hu2022-fig2", "--set", "horizon=2.5"], ["horizon must be an integer, got 2.5"]),
+        (["run", "hu2022-fig2", "--set", "epsilons=0.5"], ["epsilons must be a sequence"]),
+        (["run", "hu2022-fig2", "--set", "horizon=5", "--set", "horizon=6"], ["horizon twice"]),
+        (["run", "primer-ucb-ts", "--start-method", "vfork"], ["--start-method", "'vfork'"]),
+        (["run", "primer-ucb-ts", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1",
+          "--start-method", "spawn"], ["--start-method is only used with --executor local"]),
     ],
 )
 def test_bad_arguments_are_one_line_exit_2(main_in_process, tmp_path, args, needles):
@@ -433,3 +443,27 @@ def test_outputs_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch, ucb_ts_
     after = {p.name: p.read_bytes() for p in target.iterdir()}
     assert sorted(after) == sorted(before), "no temporary file is left behind"
     assert after[name] == before[name], f"{name} was left half-written"
+
+
+def test_set_and_start_method_from_the_command_line(main_in_process, tmp_path, monkeypatch):
+    """--set changes an experiment's settings as run(**overrides) does; the summary is that of
+    the same call in Python, whatever the start method of the workers."""
+    settings = {"means": [0.6, 0.5], "epsilons": [0.5], "horizon": 500, "n_runs": 2,
+                "algorithms": ["DP-SE", "Lazy-DP-TS"]}
+    args = [f"{key}={value}".replace("'", '"') for key, value in settings.items()]
+    try:
+        out = main_in_process("run", "hu2022-fig2", "--scale", "quick", "--quiet", "--jobs", "2",
+                              "--start-method", "spawn", "--out", str(tmp_path / "cli"),
+                              *[a for arg in args for a in ("--set", arg)])
+        assert dpl.experiments.start_method() == "spawn"
+    finally:
+        dpl.experiments.set_executor("local")
+    assert out.returncode == 0, out.stderr
+    data = dpl.experiments.run("hu2022-fig2", "quick", progress=False, cache=False, **settings)
+    here = dpl.experiments.write_outputs("hu2022-fig2", data, tmp_path / "python")
+    cli = (tmp_path / "cli" / "hu2022-fig2" / "summary.csv").read_bytes()
+    assert cli == (here / "summary.csv").read_bytes()
+    with open(here / "summary.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["algorithm"], r["horizon"], r["n_runs"]) for r in rows] == [
+        ("Lazy-DP-TS", "500", "2"), ("DP-SE", "500", "2")]

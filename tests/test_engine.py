@@ -392,3 +392,25 @@ def test_the_algorithms_setting_chooses_the_curves():
         dpl.experiments.settings("hu2022-fig3", algorithms=["DP-SE", "DP-SE"])
     with pytest.raises(TypeError, match="algorithms must hold labels"):
         dpl.experiments.settings("hu2022-fig3", algorithms=[1])
+
+
+def test_every_declared_setting_is_valid_documented_and_named_in_its_module():
+    """Each experiment's settings: the defaults pass their own checks unchanged (so a call
+    without overrides and one repeating the defaults share a cache entry), and the module's
+    docstring, which the API reference shows, describes every one."""
+    import importlib
+
+    with_settings = [dpl.experiments.get(i) for i in dpl.experiments.ids()
+                     if dpl.experiments.get(i).settings]
+    assert {"hu2022-fig2", "hu2022-table", "hu2021-fig1", "tossou2016-fig2"} <= {
+        e.id for e in with_settings}
+    for exp in with_settings:
+        module = importlib.import_module(exp.compute.__module__)
+        for setting in exp.settings:
+            assert f"``{setting.name}``" in module.__doc__, (exp.id, setting.name)
+            for scale in dpl.experiments.SCALES:
+                default = setting.default_for(scale)
+                if default is not None:
+                    assert setting.check(setting.name, default) == default, (exp.id, setting)
+            assert dpl.experiments.settings(exp.id, "quick") == {
+                s.name: s.default_for("quick") for s in exp.settings}

@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import as_float_array, check_means, check_positive_int, show
 
 __all__ = ["Setting", "algorithms", "describe", "epsilons", "horizon", "means", "n_runs",
-           "resolve"]
+           "positive_float", "resolve", "sequence"]
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,8 @@ def _plain(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _sequence(name: str, value: Any, what: str) -> list:
+def sequence(name: str, value: Any, what: str) -> list:
+    """``value`` as a non-empty list (a sequence or an array; not a string or a mapping)."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a sequence of {what}, got {show(value)}")
     items = list(np.asarray(value).tolist()) if isinstance(value, np.ndarray) else list(value)
@@ -109,7 +110,7 @@ def means(name: str, value: Any) -> tuple:
 
 def epsilons(name: str, value: Any) -> tuple:
     """Privacy parameters: a sequence of distinct numbers > 0 (finite)."""
-    items = _sequence(name, value, "privacy parameters > 0")
+    items = sequence(name, value, "privacy parameters > 0")
     arr = as_float_array(name, items)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if arr.ndim != 1 or np.any(bad):
@@ -134,7 +135,7 @@ def algorithms(choices: Sequence[str]) -> Callable[[str, Any], tuple]:
     """A check for a non-empty sequence of distinct display labels among ``choices``, kept in
     the order of ``choices`` (the order of the experiment's legend and table)."""
     def check(name: str, value: Any) -> tuple:
-        items = _sequence(name, value, f"labels among {list(choices)}")
+        items = sequence(name, value, f"labels among {list(choices)}")
         for item in items:
             if not isinstance(item, str):
                 raise TypeError(f"{name} must hold labels (strings), got {show(item)}")

@@ -363,8 +363,8 @@ register("hu2021-eps-sweep", title="Regret against epsilon, two arms (0.6, 0.5)"
          settings=SWEEP_SETTINGS)(_sweep)
 
 __doc__ += f"""
-Settings
---------
+.. rubric:: Settings
+
 ``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
 setting gets its own cache entry). ``hu2021-regret``:
 

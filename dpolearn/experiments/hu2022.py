@@ -227,8 +227,8 @@ for _n, _e in FIGURES.items():
              chapter="private_ts_experiments", settings=_figure_settings(_n))(_make_fig(_n))
 
 __doc__ += f"""
-Settings
---------
+.. rubric:: Settings
+
 ``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
 setting gets its own cache entry). ``hu2022-table``:
 

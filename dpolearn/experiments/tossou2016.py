@@ -321,8 +321,8 @@ register("tossou2016-counter-error", title="Error of the binary, logarithmic and
          plot=_plot_counters, chapter="continual_release")(_compute_counters)
 
 __doc__ += f"""
-Settings
---------
+.. rubric:: Settings
+
 ``run("tossou2016-fig2", scale, **overrides)`` changes any of these (checked before anything
 runs; each setting gets its own cache entry):
 

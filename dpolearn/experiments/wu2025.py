@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ..envs import TwoPointExperts
 from ..fullinfo.epoch_sim import (
     exact_regret_deterministic,
@@ -19,10 +20,13 @@ from ..fullinfo.epoch_sim import (
 )
 from ..plotting import errorbar, shared_legend, subplots, sweep_styles
 from ..simulate import simulate
-from . import catalogue
+from . import _settings, catalogue
+from ._settings import Setting
 from .catalogue import WU2025_VARIANTS, experts_style
 from .engine import sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
+
+__all__ = ["E1_SETTINGS", "VARIANTS", "lin_instance", "make_policy", "two_level"]
 
 #: The variants compared everywhere: display name -> (RNMFTNL settings of the ``"wu2025"``
 #: preset of :mod:`~dpolearn.experiments.catalogue`, None for the naive FTNL; the label whose
@@ -166,14 +170,52 @@ def _e1_task(task):
                       seed, ck)
 
 
-def _e1(scale, seed, jobs, progress):
-    cfg = E1_SIZES[scale]
+def _numbers_of_actions(name, value):
+    """Distinct numbers of actions K >= 2, in increasing order."""
+    items = _settings.sequence(name, value, "numbers of actions K >= 2")
+    ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=2, maximum=2 ** 20)
+               for i, k in enumerate(items))
+    if len(set(ks)) != len(ks):
+        raise ValueError(f"{name} must not repeat a value, got {value!r}")
+    return tuple(sorted(ks))
+
+
+def _log2_horizon(name, value):
+    """T = 2**value - 1 rounds, value in [2, 40] (the simulator runs whole epochs)."""
+    return check_positive_int(name, value, minimum=2, maximum=40)
+
+
+#: What ``run("wu2025-regret-vs-T", scale, **overrides)`` may change.
+E1_SETTINGS = (
+    Setting("Ks", _numbers_of_actions, {s: c["Ks"] for s, c in E1_SIZES.items()},
+            "Numbers of actions K of the two-level instances, one row of panels each."),
+    Setting("epsilons", _settings.epsilons, {s: c["eps"] for s, c in E1_SIZES.items()},
+            "Privacy parameters, one column of panels each."),
+    Setting("log2_horizon", _log2_horizon, {s: c["log2T"] for s, c in E1_SIZES.items()},
+            "The horizon is T = 2**log2_horizon - 1 (checkpoints at every 2**j - 1)."),
+    Setting("n_runs", _settings.n_runs, {s: c["n_runs"] for s, c in E1_SIZES.items()},
+            "Runs per curve."),
+    Setting("algorithms", _settings.algorithms(tuple(VARIANTS)), tuple(VARIANTS),
+            f"The variants, among {list(VARIANTS)}."),
+)
+
+
+def _e1(scale, seed, jobs, progress, Ks=None, epsilons=None, log2_horizon=None, n_runs=None,
+        algorithms=tuple(VARIANTS)):
+    cfg = dict(E1_SIZES[scale])
+    for key, value in (("Ks", Ks), ("eps", epsilons), ("log2T", log2_horizon),
+                       ("n_runs", n_runs)):
+        if value is not None:
+            cfg[key] = value
     tasks = [(name, K, cfg["eps"], cfg["log2T"], cfg["n_runs"],
               derive_seed("wu2025-regret-vs-T", name, K, seed))
-             for name in VARIANTS for K in cfg["Ks"]]
+             for name in algorithms for K in cfg["Ks"]]
     out = parallel_map(_e1_task, tasks, jobs)
     results = {(t[0], t[1], e): r for t, rs in zip(tasks, out) for e, r in zip(cfg["eps"], rs)}
-    return {"results": results, **cfg}
+    data = {"results": results, **cfg}
+    if algorithms != tuple(VARIANTS):
+        data["algorithms"] = algorithms
+    return data
 
 
 def _e1_plot(data):
@@ -182,7 +224,7 @@ def _e1_plot(data):
     for k, K in enumerate(Ks):
         for i, e in enumerate(eps):
             ax = axes[k, i]
-            for name in VARIANTS:
+            for name in data.get("algorithms", VARIANTS):
                 res = data["results"][(name, K, e)]
                 m, se = res.mean(), res.se()
                 line, = ax.plot(res.checkpoints, m, label=name, ms=4, markevery=(0.02 * i, 0.12),
@@ -209,7 +251,8 @@ def _e1_summary(data):
 
 
 register("wu2025-regret-vs-T", title="RNM-FTNL regret against T on Bernoulli two-level instances",
-         plot=_e1_plot, summary=_e1_summary, chapter="experts_experiments")(_e1)
+         plot=_e1_plot, summary=_e1_summary, chapter="experts_experiments",
+         settings=E1_SETTINGS)(_e1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -466,3 +509,11 @@ register(
     plot=_resampling_plot,
     chapter="experts",
 )(_resampling)
+
+__doc__ += f"""
+.. rubric:: Settings
+
+``run("wu2025-regret-vs-T", scale, **overrides)`` changes any of these (checked before anything
+runs; each setting gets its own cache entry):
+
+{_settings.describe(E1_SETTINGS)}"""
