@@ -27,6 +27,7 @@ from .registry import (
                        regret_rows,
                        run,
                        scale,
+                       scale_note,
                        set_executor,
                        set_scale,
                        source_hash,
@@ -36,4 +37,5 @@ from .registry import (
 __all__ = ["EXECUTORS", "SCALES", "SUMMARY_COLUMNS", "CacheWarning", "Experiment", "cache_dir",
            "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",
            "progress_default", "refresh_session", "register", "regret_rows", "run", "scale",
+           "scale_note",
            "set_executor", "set_scale", "source_hash", "write_outputs"]
