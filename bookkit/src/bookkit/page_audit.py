@@ -281,7 +281,9 @@ def _axe_results(page, axe) -> Dict[str, dict]:
     return {v["id"]: {"impact": v.get("impact") or "unknown", "nodes": len(v.get("nodes", [])),
                       "help": v.get("help", ""),
                       "targets": [" ".join(map(str, n.get("target", [])))[:100]
-                                  for n in v.get("nodes", [])[:3]]}
+                                  for n in v.get("nodes", [])[:3]],
+                      "summary": " ".join(
+                          (v.get("nodes") or [{}])[0].get("failureSummary", "").split())[:300]}
             for v in response.get("violations", [])}
 
 
