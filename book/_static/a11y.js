@@ -16,3 +16,21 @@ document.addEventListener("DOMContentLoaded", () => {
     summary.setAttribute("aria-label", `Show or hide the pages of ${name}`);
   });
 });
+
+// Interactive widgets (rendered later by the widget manager): a slider or a drop-down list
+// without an accessible name takes the text of its widget's label.
+function nameWidgetControls(root) {
+  root.querySelectorAll('[role="slider"], select, input').forEach((control) => {
+    if (control.getAttribute("aria-label") || control.getAttribute("aria-labelledby")) return;
+    if (control.id && document.querySelector(`label[for="${control.id}"]`)) return;
+    const widget = control.closest(".widget-inline-hbox, .jupyter-widgets, .widget-box");
+    const label = widget && widget.querySelector(".widget-label, label");
+    const text = label ? label.textContent.trim() : "";
+    control.setAttribute("aria-label", text || "widget control");
+  });
+}
+const isWidget = (node) => node.nodeType === 1
+  && (node.closest(".jupyter-widgets, .widget-subarea") || node.querySelector(".jupyter-widgets"));
+new MutationObserver((changes) => {
+  if (changes.some((c) => Array.from(c.addedNodes).some(isWidget))) nameWidgetControls(document);
+}).observe(document.documentElement, { childList: true, subtree: true });

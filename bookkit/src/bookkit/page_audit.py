@@ -72,7 +72,8 @@ MIN_ALT_WORDS = 4
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
-WAIT_MS = 20_000                     # each wait: page load, MathJax, images
+LOAD_MS = 60_000                     # a page's load (a long page on a busy machine)
+WAIT_MS = 20_000                     # each further wait: widgets, images
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 #: Pages of a Sphinx build that are not in the table of contents but that a reader opens.
 EXTRA_PAGES = ("genindex.html", "py-modindex.html", "prf-prf.html", "search.html")
@@ -101,6 +102,13 @@ _IMAGES_JS = """() => Array.from(document.images).map(i => ({
   src: i.getAttribute('src') || '', alt: i.getAttribute('alt'), content: !!i.closest('article'),
   hidden: i.getAttribute('aria-hidden') === 'true' || i.getAttribute('role') === 'presentation'
 }))"""
+
+#: Whether each ipywidgets view of the page has been rendered by the widget manager.
+_WIDGETS_JS = """() => Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')).map(s => {
+  const area = s.previousElementSibling;
+  return !!(area && area.classList.contains('widget-subarea') && area.childElementCount > 0);
+})"""
 
 _EXPAND_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
@@ -149,7 +157,9 @@ _OVERFLOW_JS = """() => {
 
 #: TeX a parsed page never shows as text (outside code).
 _RAW_TEX = re.compile(r"\$\$|\\begin\b|\\frac\b|\\\(|\\\)|\\\[|\\\]")
-_FILE_LIKE = re.compile(r"(\.(png|jpe?g|svg|gif|webp)\b)|[\\/]|\b[0-9a-f]{16,}\b", re.IGNORECASE)
+#: An image's file name, path or hash where its alt text should be.
+_FILE_LIKE = re.compile(r"\.(png|jpe?g|svg|gif|webp)\b|_images/|_static/|\.\./"
+                        r"|\b[0-9a-f]{16,}\b|^\S*/\S*$", re.IGNORECASE)
 
 
 def raw_tex_snippets(text: str, context: int = 30) -> List[str]:
@@ -297,10 +307,13 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
     result = PageResult(page=name or url, url=url)
     start = time.perf_counter()
     try:
-        response = page.goto(url, wait_until="load", timeout=WAIT_MS)
+        response = page.goto(url, wait_until="load", timeout=LOAD_MS)
         if response is None or not response.ok:
             result.errors.append(f"page did not load: HTTP {response and response.status}")
             return result
+        if page.evaluate(_WIDGETS_JS):               # widgets render after the page's load
+            with contextlib.suppress(Exception):     # a widget that never renders: audited as is
+                page.wait_for_function(f"() => ({_WIDGETS_JS})().every(x => x)", timeout=WAIT_MS)
         math = page.evaluate(_MATH_JS)
         result.typeset_math = math["typeset"]
         result.math += [f"math not typeset by MathJax: {t!r}" for t in math["untypeset"]]
