@@ -30,10 +30,12 @@ from typing import List, Optional
 
 import numpy as np
 
-__all__ = ["describe_figure", "describe_axes", "MAX_SERIES"]
+__all__ = ["describe_figure", "describe_axes", "MAX_SERIES", "MAX_LABELS"]
 
 #: Most series named per panel; the others are counted.
 MAX_SERIES = 8
+#: Most texts named for a diagram drawn without axes.
+MAX_LABELS = 20
 _PANEL_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -57,6 +59,8 @@ def _clean(text: str) -> str:
     """Axis or legend text without TeX markup: ``$\\varepsilon$`` -> ``varepsilon``."""
     text = re.sub(r"\\(mathrm|mathbf|mathit|text|operatorname)\{([^}]*)\}", r"\2", text)
     text = text.replace("\\varepsilon", "epsilon").replace("\\epsilon", "epsilon")
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
+    text = re.sub(r"\\(left|right|,|;|!|quad)", " ", text)
     text = text.replace("$", "").replace("\\", "").replace("{", "").replace("}", "")
     return " ".join(text.split())
 
@@ -180,6 +184,26 @@ def describe_axes(ax) -> str:
     return text
 
 
+def _describe_diagram(fig) -> str:
+    """A figure without axes (a drawn diagram): its texts in drawing order, numbers counted."""
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for t in fig.texts]
+    labels, numbers = [], 0
+    for text in texts:
+        text = _clean(text)
+        if not text:
+            continue
+        if re.fullmatch(r"[-+.,\d\s]+", text):
+            numbers += 1
+        elif text not in labels:
+            labels.append(text)
+    if not labels and not numbers:
+        return "A figure without data panels or text."
+    shown = labels[:MAX_LABELS]
+    return ("Diagram without axes" + (f", with the labels: {'; '.join(shown)}" if shown else "")
+            + (f" and {len(labels) - len(shown)} more" if len(labels) > len(shown) else "")
+            + (f"; it shows {numbers} numbers" if numbers else "") + ".")
+
+
 def describe_figure(fig) -> str:
     """What ``fig`` shows, in words, for a reader who cannot see it (an image's alt text).
 
@@ -197,7 +221,7 @@ def describe_figure(fig) -> str:
     _check_figure(fig)
     panels = [ax for ax in fig.axes if ax.axison and ax.get_label() != "<colorbar>"]
     if not panels:
-        return "A figure without data panels."
+        return _describe_diagram(fig)
     texts: List[str] = []
     for i, ax in enumerate(panels):
         text = describe_axes(ax)

@@ -64,8 +64,19 @@ def test_colour_bars_are_not_panels_and_many_series_are_counted():
     assert f"eps {MAX_SERIES - 1} ends" in text and f"eps {MAX_SERIES} ends" not in text
 
 
+def test_a_diagram_without_axes_is_told_by_its_texts():
+    fig, ax = plt.subplots()
+    for i, value in enumerate([3, 1, 4]):
+        ax.text(i, 0, str(value))
+    ax.text(0, 1, "arm 1")
+    ax.text(0, 2, r"$M(X) \to J$: same law up to $\frac{1}{2}$")
+    ax.axis("off")
+    assert describe_figure(fig) == ("Diagram without axes, with the labels: arm 1; M(X) to J: "
+                                    "same law up to (1)/(2); it shows 3 numbers.")
+
+
 def test_empty_figure_and_bad_input():
-    assert describe_figure(plt.figure()) == "A figure without data panels."
+    assert describe_figure(plt.figure()) == "A figure without data panels or text."
     with pytest.raises(TypeError, match="fig must be a matplotlib Figure, got str"):
         describe_figure("figure.png")
     with pytest.raises(TypeError, match="ax must be a matplotlib Axes, got int"):
