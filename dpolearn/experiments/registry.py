@@ -199,7 +199,7 @@ def set_scale(value: str | None) -> str:
     return scale()
 
 
-def scale_note(experiment: str | None = None, width: int = 88) -> str:
+def scale_note(experiment: str | None = None, width: int = 72) -> str:
     """The note a chapter prints at its top: the scale its experiments run at, and how to
     switch a running notebook to the papers' scale (lines of at most ``width`` characters).
 
