@@ -217,8 +217,7 @@ def scale_note(experiment: str | None = None, width: int = 72) -> str:
         get(experiment)                          # a ValueError naming the id if unknown
     current = scale()
     if current == "paper":
-        text = ("Experiments on this page run at paper scale: the papers' horizons and "
-                "numbers of runs.")
+        text = "Experiments on this page run at paper scale: the papers' horizons and runs."
     else:
         command = ("" if experiment is None else
                    f", or run `python -m dpolearn run {experiment} --scale paper`")
