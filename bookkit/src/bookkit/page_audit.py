@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .book import ROOT, toc_files
@@ -344,8 +344,10 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
 
 
 def audit_site(context, root_url: str, pages: Sequence[str],
-               screenshots: Optional[Path] = None) -> List[PageResult]:
-    """Audit ``pages`` (paths relative to ``root_url``) in one tab of the browser ``context``."""
+               screenshots: Optional[Path] = None,
+               on_page: Optional[Callable[[PageResult], None]] = None) -> List[PageResult]:
+    """Audit ``pages`` (paths relative to ``root_url``) in one tab of the browser ``context``;
+    ``on_page`` is called with each page's result as soon as it is audited."""
     # optional dependency: only the audit needs axe-core
     from axe_playwright_python.sync_playwright import Axe
 
@@ -354,11 +356,15 @@ def audit_site(context, root_url: str, pages: Sequence[str],
     axe = Axe()
     page = context.new_page()
     page.route("**/*", _keep_local)
+    results = []
     try:
-        return [audit_page(page, axe, root_url + p, name=p,
-                           screenshot=None if screenshots is None else
-                           screenshots / (p.replace("/", "__").replace(".html", "") + ".png"))
-                for p in pages]
+        for p in pages:
+            results.append(audit_page(
+                page, axe, root_url + p, name=p, screenshot=None if screenshots is None else
+                screenshots / (p.replace("/", "__").replace(".html", "") + ".png")))
+            if on_page is not None:
+                on_page(results[-1])
+        return results
     finally:
         page.close()
 
@@ -391,8 +397,8 @@ def summarise(results: Sequence[PageResult]) -> dict:
 
 def _report(results: Sequence[PageResult], html: Path) -> Tuple[dict, str]:
     totals = summarise(results)
-    lines = [f"{r.page}: {len(r.problems)} problem(s)" + "".join(
-        f"\n  - {p}" for p in r.problems[:20]) for r in results]
+    lines = [f"{r.page}:" + "".join(f"\n  - {p}" for p in r.problems[:20])
+             for r in results if r.problems]
     lines.append("page audit: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
     report = {"html": str(html), "window_px": WINDOW_WIDTH_PX,
               "blocking_impacts": list(BLOCKING_IMPACTS), "totals": totals,
@@ -420,7 +426,8 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     with serve(args.html) as root, open_browser(args.chromium) as context:
-        results = audit_site(context, root, pages, args.screenshots)
+        results = audit_site(context, root, pages, args.screenshots, on_page=lambda r: print(
+            f"{r.page}: {len(r.problems)} problem(s), {r.seconds:.0f} s", flush=True))
     report, text = _report(results, args.html)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
