@@ -397,8 +397,7 @@ def summarise(results: Sequence[PageResult]) -> dict:
 
 def _report(results: Sequence[PageResult], html: Path) -> Tuple[dict, str]:
     totals = summarise(results)
-    lines = [f"{r.page}:" + "".join(f"\n  - {p}" for p in r.problems[:20])
-             for r in results if r.problems]
+    lines = [f"failing pages: {', '.join(r.page for r in results if r.problems) or 'none'}"]
     lines.append("page audit: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
     report = {"html": str(html), "window_px": WINDOW_WIDTH_PX,
               "blocking_impacts": list(BLOCKING_IMPACTS), "totals": totals,
@@ -427,7 +426,8 @@ def main(argv=None) -> int:
         return 2
     with serve(args.html) as root, open_browser(args.chromium) as context:
         results = audit_site(context, root, pages, args.screenshots, on_page=lambda r: print(
-            f"{r.page}: {len(r.problems)} problem(s), {r.seconds:.0f} s", flush=True))
+            f"{r.page}: {len(r.problems)} problem(s), {r.seconds:.0f} s"
+            + "".join(f"\n  - {p}" for p in r.problems[:20]), flush=True))
     report, text = _report(results, args.html)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
