@@ -326,9 +326,12 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
                                                                         img["content"])
             if problem:
                 result.bad_images.append({"src": img["src"][:120], "problem": problem})
-        if screenshot is not None:
+        if screenshot is not None:                   # for people to look at; not a check
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(screenshot), full_page=True)
+            try:
+                page.screenshot(path=str(screenshot), full_page=True, timeout=LOAD_MS)
+            except Exception as exc:
+                print(f"page_audit: no screenshot of {result.page}: {exc}", file=sys.stderr)
         result.axe = _axe_results(page, axe)
         page.evaluate(_EXPAND_JS)
         with contextlib.suppress(Exception):        # an image that never loads: measured as is
