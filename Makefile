@@ -31,6 +31,7 @@ book: $(STAMP)
 	@# every displayed figure was audited in its kernel (a failing one is a warning above)
 	@$(BIN)/python -c "import json; a = json.load(open('_build/html/_static/figure-audit.json')); \
 		print(f\"figure audit: {a['figures_audited']} figures, {a['figures_failing']} failing\")"
+	$(BIN)/python -m bookkit.page_audit --html _build/html --json _build/page-audit.json
 
 ## Build the book at quick scale into _build/quick/_build/html (what CI checks).
 quick-book: $(STAMP)

@@ -97,9 +97,11 @@ def test_alt_text_rules():
     assert alt_text_problem(None) == "no alt attribute"
     assert alt_text_problem("  ") == "empty alt text"
     for alt in ("../_images/775d3c1f0e9a4b2c8d7e6f5a4b3c2d1e.png", "figure.png",
-                "775d3c1f0e9a4b2c8d7e6f5a4b3c2d1e", "_static/figures/regret"):
+                "775d3c1f0e9a4b2c8d7e6f5a4b3c2d1e", "_static/figures/regret", "figures/regret"):
         assert "file name" in alt_text_problem(alt, "figure.png"), alt
     assert "too short" in alt_text_problem("a plot", "figure.png")
+    # a slash in a formula is no path
+    assert alt_text_problem("Line plot of success rate 1 - exp(-epsilon/2) against epsilon") is None
     assert alt_text_problem("Colab logo", "logo.png", figure=False) is None     # an icon
     with pytest.raises(TypeError, match="alt must be a str or None, got int"):
         alt_text_problem(3)

@@ -30,6 +30,7 @@ from .registry import (
                        regret_rows,
                        run,
                        scale,
+                       scale_note,
                        set_executor,
                        set_scale,
                        settings,
@@ -42,4 +43,5 @@ __all__ = ["EXECUTORS", "SCALES", "START_METHODS", "SUMMARY_COLUMNS", "CacheWarn
            "SerialExecutionWarning", "Setting", "cache_dir",
            "check_out_dir", "derive_seed", "executor", "figure", "get", "ids", "parallel_map",
            "progress_default", "refresh_session", "register", "regret_rows", "run", "scale",
-           "set_executor", "set_scale", "settings", "source_hash", "start_method", "write_outputs"]
+           "scale_note", "set_executor", "set_scale", "settings", "source_hash", "start_method",
+           "write_outputs"]

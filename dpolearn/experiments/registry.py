@@ -42,6 +42,7 @@ import numbers
 import os
 import pkgutil
 import re
+import textwrap
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -230,6 +231,35 @@ def set_scale(value: str | None) -> str:
     """
     _SCALE_OVERRIDE["value"] = None if value is None else _check_scale("scale", value)
     return scale()
+
+
+def scale_note(experiment: str | None = None, width: int = 72) -> str:
+    """The note a chapter prints at its top: the scale its experiments run at, and how to
+    switch a running notebook to the papers' scale (lines of at most ``width`` characters).
+
+    Parameters
+    ----------
+    experiment : str, optional
+        The id of the chapter's main registered experiment; the note then also gives the
+        command that fills its cache at paper scale.
+    width : int
+        Longest line, in characters (at least 40).
+    """
+    if isinstance(width, bool) or not isinstance(width, int) or width < 40:
+        raise ValueError(f"width must be an int >= 40, got {width!r}")
+    if experiment is not None:
+        get(experiment)                          # a ValueError naming the id if unknown
+    current = scale()
+    if current == "paper":
+        text = "Experiments on this page run at paper scale: the papers' horizons and runs."
+    else:
+        command = ("" if experiment is None else
+                   f", or run `python -m dpolearn run {experiment} --scale paper`")
+        text = (f"Experiments on this page run at {current} scale (shorter horizons, fewer "
+                "runs); the published book uses paper scale. To switch a running notebook, "
+                'run dpl.experiments.set_scale("paper") and re-run the chapter from the top, '
+                f"or set DPOLEARN_SCALE=paper before starting Jupyter{command}.")
+    return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=False)
 
 
 def progress_default() -> bool:

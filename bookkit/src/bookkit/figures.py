@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from dpolearn import plotting
+from dpolearn import figure_text, plotting
 from dpolearn.plotting import CSS_PX_PER_INCH
 
 __all__ = [
@@ -331,6 +331,7 @@ def _write_record(fig, data) -> None:
         if png is None:
             raise ValueError(f"the formatter returned {type(data).__name__}, not a PNG")
         record.update(figure_record(fig, png))
+        record["alt"] = figure_text.describe_figure(fig)      # the image's alt text on the page
     except Exception as exc:             # the figure is still shown; the build reports this
         record["problems"] = [f"the audit failed: {type(exc).__name__}: {exc}"]
     path = Path(directory) / f"{page}.jsonl"

@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .book import ROOT, toc_files
@@ -72,7 +72,8 @@ MIN_ALT_WORDS = 4
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
-WAIT_MS = 20_000                     # each wait: page load, MathJax, images
+LOAD_MS = 60_000                     # a page's load (a long page on a busy machine)
+WAIT_MS = 20_000                     # each further wait: widgets, images
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 #: Pages of a Sphinx build that are not in the table of contents but that a reader opens.
 EXTRA_PAGES = ("genindex.html", "py-modindex.html", "prf-prf.html", "search.html")
@@ -101,6 +102,13 @@ _IMAGES_JS = """() => Array.from(document.images).map(i => ({
   src: i.getAttribute('src') || '', alt: i.getAttribute('alt'), content: !!i.closest('article'),
   hidden: i.getAttribute('aria-hidden') === 'true' || i.getAttribute('role') === 'presentation'
 }))"""
+
+#: Whether each ipywidgets view of the page has been rendered by the widget manager.
+_WIDGETS_JS = """() => Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')).map(s => {
+  const area = s.previousElementSibling;
+  return !!(area && area.classList.contains('widget-subarea') && area.childElementCount > 0);
+})"""
 
 _EXPAND_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
@@ -149,7 +157,9 @@ _OVERFLOW_JS = """() => {
 
 #: TeX a parsed page never shows as text (outside code).
 _RAW_TEX = re.compile(r"\$\$|\\begin\b|\\frac\b|\\\(|\\\)|\\\[|\\\]")
-_FILE_LIKE = re.compile(r"(\.(png|jpe?g|svg|gif|webp)\b)|[\\/]|\b[0-9a-f]{16,}\b", re.IGNORECASE)
+#: An image's file name, path or hash where its alt text should be.
+_FILE_LIKE = re.compile(r"\.(png|jpe?g|svg|gif|webp)\b|_images/|_static/|\.\./"
+                        r"|\b[0-9a-f]{16,}\b|^\S*/\S*$", re.IGNORECASE)
 
 
 def raw_tex_snippets(text: str, context: int = 30) -> List[str]:
@@ -281,7 +291,9 @@ def _axe_results(page, axe) -> Dict[str, dict]:
     return {v["id"]: {"impact": v.get("impact") or "unknown", "nodes": len(v.get("nodes", [])),
                       "help": v.get("help", ""),
                       "targets": [" ".join(map(str, n.get("target", [])))[:100]
-                                  for n in v.get("nodes", [])[:3]]}
+                                  for n in v.get("nodes", [])[:3]],
+                      "summary": " ".join(
+                          (v.get("nodes") or [{}])[0].get("failureSummary", "").split())[:300]}
             for v in response.get("violations", [])}
 
 
@@ -295,10 +307,13 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
     result = PageResult(page=name or url, url=url)
     start = time.perf_counter()
     try:
-        response = page.goto(url, wait_until="load", timeout=WAIT_MS)
+        response = page.goto(url, wait_until="load", timeout=LOAD_MS)
         if response is None or not response.ok:
             result.errors.append(f"page did not load: HTTP {response and response.status}")
             return result
+        if page.evaluate(_WIDGETS_JS):               # widgets render after the page's load
+            with contextlib.suppress(Exception):     # a widget that never renders: audited as is
+                page.wait_for_function(f"() => ({_WIDGETS_JS})().every(x => x)", timeout=WAIT_MS)
         math = page.evaluate(_MATH_JS)
         result.typeset_math = math["typeset"]
         result.math += [f"math not typeset by MathJax: {t!r}" for t in math["untypeset"]]
@@ -311,9 +326,12 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
                                                                         img["content"])
             if problem:
                 result.bad_images.append({"src": img["src"][:120], "problem": problem})
-        if screenshot is not None:
+        if screenshot is not None:                   # for people to look at; not a check
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(screenshot), full_page=True)
+            try:
+                page.screenshot(path=str(screenshot), full_page=True, timeout=LOAD_MS)
+            except Exception as exc:
+                print(f"page_audit: no screenshot of {result.page}: {exc}", file=sys.stderr)
         result.axe = _axe_results(page, axe)
         page.evaluate(_EXPAND_JS)
         with contextlib.suppress(Exception):        # an image that never loads: measured as is
@@ -329,8 +347,10 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
 
 
 def audit_site(context, root_url: str, pages: Sequence[str],
-               screenshots: Optional[Path] = None) -> List[PageResult]:
-    """Audit ``pages`` (paths relative to ``root_url``) in one tab of the browser ``context``."""
+               screenshots: Optional[Path] = None,
+               on_page: Optional[Callable[[PageResult], None]] = None) -> List[PageResult]:
+    """Audit ``pages`` (paths relative to ``root_url``) in one tab of the browser ``context``;
+    ``on_page`` is called with each page's result as soon as it is audited."""
     # optional dependency: only the audit needs axe-core
     from axe_playwright_python.sync_playwright import Axe
 
@@ -339,11 +359,15 @@ def audit_site(context, root_url: str, pages: Sequence[str],
     axe = Axe()
     page = context.new_page()
     page.route("**/*", _keep_local)
+    results = []
     try:
-        return [audit_page(page, axe, root_url + p, name=p,
-                           screenshot=None if screenshots is None else
-                           screenshots / (p.replace("/", "__").replace(".html", "") + ".png"))
-                for p in pages]
+        for p in pages:
+            results.append(audit_page(
+                page, axe, root_url + p, name=p, screenshot=None if screenshots is None else
+                screenshots / (p.replace("/", "__").replace(".html", "") + ".png")))
+            if on_page is not None:
+                on_page(results[-1])
+        return results
     finally:
         page.close()
 
@@ -376,8 +400,7 @@ def summarise(results: Sequence[PageResult]) -> dict:
 
 def _report(results: Sequence[PageResult], html: Path) -> Tuple[dict, str]:
     totals = summarise(results)
-    lines = [f"{r.page}: {len(r.problems)} problem(s)" + "".join(
-        f"\n  - {p}" for p in r.problems[:20]) for r in results]
+    lines = [f"failing pages: {', '.join(r.page for r in results if r.problems) or 'none'}"]
     lines.append("page audit: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
     report = {"html": str(html), "window_px": WINDOW_WIDTH_PX,
               "blocking_impacts": list(BLOCKING_IMPACTS), "totals": totals,
@@ -405,7 +428,9 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     with serve(args.html) as root, open_browser(args.chromium) as context:
-        results = audit_site(context, root, pages, args.screenshots)
+        results = audit_site(context, root, pages, args.screenshots, on_page=lambda r: print(
+            f"{r.page}: {len(r.problems)} problem(s), {r.seconds:.0f} s"
+            + "".join(f"\n  - {p}" for p in r.problems[:20]), flush=True))
     report, text = _report(results, args.html)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")

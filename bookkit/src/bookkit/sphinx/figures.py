@@ -16,6 +16,8 @@ Loaded by ``_config.yml`` (``sphinx.extra_extensions``: ``bookkit.sphinx.figures
 * The directive ``dpolearn-figures`` (used by ``book/figures.md``) writes the table of figures:
   experiment id, what it shows, its chapter, and links to the three files; the figures that
   chapter cells exported are added to the table when the build finishes.
+* Every image of a cell's output gets as its alt text the description of the figure that the
+  page's kernel wrote from the figure's data (:func:`_set_alt_texts`).
 * Every figure a page shows is audited for legibility (:mod:`bookkit.figures`): the
   build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
   IPython extension (and ``$MPLBACKEND`` at matplotlib's inline backend, see
@@ -185,6 +187,27 @@ def _count_shown_images(app, doctree):
     app.env.dpolearn_shown_images[app.env.docname] = cells
 
 
+def _set_alt_texts(app, doctree):
+    """Give each image of a cell's output the alt text that the page's kernel wrote from the
+    figure's data (``alt`` of its audit record, :func:`dpolearn.figure_text.describe_figure`),
+    in the order the cell displayed them; an alt text set in the cell's metadata is kept.
+    Without it the HTML writer would use the image's file name (a hash) as its alt text."""
+    alts = {}
+    for records in figure_audit.read_records(_records_dir(app, app.env.docname)).values():
+        for rec in records:
+            if not rec.get("widget") and rec.get("alt"):
+                alts.setdefault(rec.get("cell"), []).append(rec["alt"])
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code" or cell.get("exec_count") not in alts:
+            continue
+        images = [image for output in cell.findall(nodes.container)
+                  if output.get("nb_element") == "cell_code_output"
+                  for image in output.findall(nodes.image)]
+        for image, text in zip(images, alts[cell.get("exec_count")]):
+            if "alt" not in image:
+                image["alt"] = text
+
+
 def _purge_shown_images(app, env, docname):
     getattr(env, "dpolearn_shown_images", {}).pop(docname, None)
 
@@ -288,6 +311,7 @@ def setup(app):
     app.connect("source-read", _set_page)
     app.connect("doctree-resolved", _fill_tables)
     app.connect("doctree-read", _count_shown_images)
+    app.connect("doctree-read", _set_alt_texts)
     app.connect("env-purge-doc", _purge_shown_images)
     app.connect("env-merge-info", _merge_shown_images)
     app.connect("build-finished", _audit_figures)
