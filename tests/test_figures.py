@@ -123,6 +123,66 @@ def test_style_of_keeps_labels_apart_in_greyscale():
         plotting.style_of(3)
 
 
+def test_audit_rejects_two_series_of_one_panel_with_the_same_look():
+    fig, axes = plotting.subplots(1, 2)
+    left, right = axes[0]
+    left.plot([0, 1], [0, 1], color="#0072B2", ls="--", marker="o", label="DP-SE")
+    left.plot([0, 1], [1, 2], color="#0072B2", ls="--", marker="o", label="DP-SE (sum)")
+    right.plot([0, 1], [0, 1], color="#0072B2", ls="--", marker="o", label="DP-SE")
+    plotting.shared_legend(fig, axes)
+    problems = legibility_problems(fig)
+    assert len(problems) == 1
+    assert "panel 1" in problems[0] and "'DP-SE'" in problems[0] and "'DP-SE (sum)'" in problems[0]
+
+    # any one of colour, marker and line style tells the two apart
+    for change in ({"color": "#E69F00"}, {"marker": "s"}, {"linestyle": ":"}):
+        left.get_lines()[1].set(**dict({"color": "#0072B2", "marker": "o", "linestyle": "--"},
+                                       **change))
+        assert figure_audit.series_clashes(fig) == [], change
+    plt.close(fig)
+
+
+def test_series_rule_counts_unlabelled_lines_and_error_bars_but_not_marked_reference_lines():
+    fig, axes = plotting.subplots()
+    ax = axes[0, 0]
+    plotting.errorbar(ax, [1, 2], [0.1, 0.2], 0.01, "DP-UCB")
+    plotting.errorbar(ax, [1, 2], [0.3, 0.4], 0.01, "DP-UCB")         # the same look twice
+    assert [name for name, _ in figure_audit.series_styles(ax)] == ["DP-UCB", "DP-UCB"]
+    assert len(figure_audit.series_clashes(fig)) == 1
+    plt.close(fig)
+
+    fig, axes = plotting.subplots()
+    ax = axes[0, 0]
+    ax.plot([0, 1], [0, 1], color="grey", ls=":", label="a bound")
+    level = ax.axhline(0.5, color="grey", ls=":")                      # unlabelled, not marked
+    assert len(figure_audit.series_clashes(fig)) == 1
+    plotting.mark_reference(level)
+    assert figure_audit.series_clashes(fig) == []
+    ax.plot([], [], color="grey", ls=":", label="a bound")          # a legend proxy: draws nothing
+    assert figure_audit.series_clashes(fig) == []
+    with pytest.raises(TypeError, match="Line2D"):
+        plotting.mark_reference("not a line")
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("group", ["algorithms", "mechanisms", "counters"])
+def test_style_of_uses_the_colour_blind_safe_palette_and_keeps_every_label_apart(group):
+    """Labels that can share a panel differ in look (mechanisms and counters are never drawn
+    next to algorithms, so each of their lists is styled from its start)."""
+    labels = {"algorithms": list(plotting.ALGORITHM_LABELS) + list(plotting.VARIANT_LABELS),
+              "mechanisms": plotting.MECHANISM_LABELS, "counters": plotting.COUNTER_LABELS}[group]
+    looks = {}
+    for label in labels:
+        s = plotting.style_of(label)
+        assert s["color"] in plotting.PALETTE
+        key = (s["color"], str(s["linestyle"]), s["marker"])
+        assert key not in looks, f"{label} and {looks.get(key)} look the same"
+        looks[key] = label
+    plotting.use_style()
+    assert [c.upper() for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [
+        c.upper() for c in plotting.PALETTE]
+
+
 # ------------------------------------------------------------------ every experiment figure
 @pytest.mark.parametrize("experiment", _figure_ids())
 def test_experiment_figure_is_legible_on_the_page(experiment):
