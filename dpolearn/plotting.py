@@ -7,9 +7,12 @@ at ``f`` points. With at most two panels side by side and no text below 9 pt (:d
 every label stays legible at 100 % zoom.
 
 Every algorithm label has one colour, one line style and one marker book-wide
-(:func:`style_of`), so curves stay apart in greyscale print too. A multi-panel figure carries one
-legend, below the panels (:func:`shared_legend`). :func:`export` writes a figure as SVG, as a
-200 dpi PNG and as a CSV of the data it plots, for slides and lecture notes.
+(:func:`style_of`), so curves stay apart in greyscale print too. The colours are Okabe and Ito's
+colour-blind-safe palette (:data:`PALETTE`), and in every panel no two series share colour,
+marker *and* line style (the book's figure audit checks it); a line that is not a series (a
+level, a bound drawn for reference) is marked with :func:`mark_reference`. A multi-panel figure
+carries one legend, below the panels (:func:`shared_legend`). :func:`export` writes a figure as
+SVG, as a 200 dpi PNG and as a CSV of the data it plots, for slides and lecture notes.
 """
 from __future__ import annotations
 
@@ -32,6 +35,10 @@ __all__ = [
     "use_style",
     "color_of",
     "style_of",
+    "PALETTE",
+    "REFERENCE_GID",
+    "mark_reference",
+    "is_reference",
     "sweep_styles",
     "subplots",
     "regret",
@@ -101,20 +108,54 @@ COUNTER_LABELS = ["binary", "logarithmic", "hybrid (chan)", "hybrid (paper)"]
 LABEL_ORDER = DerivedList(lambda: ALGORITHM_LABELS + VARIANT_LABELS + MECHANISM_LABELS
                           + COUNTER_LABELS)
 
-#: Ten colours (matplotlib's tab10), four line styles and eleven markers: label number i gets
-#: colour i mod 10, line style i mod 4 and marker i mod 11, so no two of the first 44 labels
-#: share both line style and marker (what greyscale print keeps).
-_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf"]
+#: The Okabe-Ito palette (Okabe and Ito, "Color Universal Design", 2008), told apart by readers
+#: with any common colour-vision deficiency; its yellow is left out (too faint as a thin line on
+#: white). Label number i gets colour i mod 7, line style i mod 4 and marker i mod 11: the three
+#: counts are coprime, so no two of the first 308 labels share all three, and no two of the first
+#: 44 share both line style and marker (what greyscale print keeps).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"]
 _LINESTYLES = ["-", "--", "-.", (0, (1, 1.5))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", "*", ">", "h"]
+#: The ``gid`` of a line drawn for reference (a level, a bound), which is not a series.
+REFERENCE_GID = "reference"
 
 
 def use_style() -> None:
-    """Apply :data:`STYLE` to matplotlib's rcParams."""
+    """Apply :data:`STYLE` to matplotlib's rcParams (with :data:`PALETTE` as the colour cycle)."""
     import matplotlib as mpl
 
     mpl.rcParams.update(STYLE)
+    mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=PALETTE)
+
+
+def mark_reference(*lines):
+    """Mark lines as reference lines (a level, a bound, a diagonal), not series.
+
+    The book's figure audit requires the *series* of a panel to differ in colour, marker or line
+    style; a reference line may share its look with another one (two dotted grey levels). Every
+    line that is not marked counts as a series, labelled or not.
+
+    Parameters
+    ----------
+    *lines : matplotlib Line2D
+        E.g. what ``ax.axhline`` returns.
+
+    Returns
+    -------
+    The first line (for ``line = mark_reference(ax.axhline(0))``).
+    """
+    from matplotlib.lines import Line2D
+
+    for line in lines:
+        if not isinstance(line, Line2D):
+            raise TypeError(f"lines must be matplotlib Line2D objects, got {show(line)}")
+        line.set_gid(REFERENCE_GID)
+    return lines[0] if lines else None
+
+
+def is_reference(line) -> bool:
+    """Whether ``line`` was marked by :func:`mark_reference`."""
+    return line.get_gid() == REFERENCE_GID
 
 
 def _style_index(label: str) -> int:
@@ -127,7 +168,7 @@ def _style_index(label: str) -> int:
     base = label.split(" (")[0]
     if base in order:                         # a variant: its algorithm's colour, its own lines
         i = order.index(base)
-        return i + len(_PALETTE) * (1 + zlib.crc32(label.encode()) % 7)
+        return i + len(PALETTE) * (1 + zlib.crc32(label.encode()) % 43)
     return zlib.crc32(label.encode()) % 4400
 
 
@@ -148,7 +189,7 @@ def style_of(label: str) -> Dict[str, Any]:
     if not isinstance(label, str):
         raise TypeError(f"label must be a str, got {label!r}")
     i = _style_index(label)
-    return {"color": _PALETTE[i % len(_PALETTE)], "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+    return {"color": PALETTE[i % len(PALETTE)], "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
             "marker": _MARKERS[i % len(_MARKERS)]}
 
 

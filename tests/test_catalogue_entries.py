@@ -139,8 +139,8 @@ def test_a_test_local_entry_shows_up_in_every_derived_table(with_test_entries):
     assert list(plotting.VARIANT_LABELS)[-2:] == ["Follow (lazy)", "Follow (eager)"]
     assert plotting.LABEL_ORDER.index("Greedy (test)") == n
     assert plotting.style_of("Greedy (test)") == {
-        "color": plotting._PALETTE[n % 10], "linestyle": plotting._LINESTYLES[n % 4],
-        "marker": plotting._MARKERS[n % 11]}
+        "color": plotting.PALETTE[n % len(plotting.PALETTE)],
+        "linestyle": plotting._LINESTYLES[n % 4], "marker": plotting._MARKERS[n % 11]}
     assert catalogue.PRIVACY["Greedy (test)"] == "none" == catalogue.privacy_kind("Follow (lazy)")
     assert catalogue.labels("primer")[-1] == "Greedy (test)"
     assert "Greedy (test)" in catalogue.PRESETS["common"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import pathlib
+import re
 
 import matplotlib
 
@@ -35,6 +36,8 @@ from test_browser import serve  # noqa: E402  (a local server; the browser fixtu
 
 import dpolearn as dpl  # noqa: E402
 from bookkit import figures as figure_audit  # noqa: E402
+from bookkit import myst  # noqa: E402
+from bookkit.book import ROOT, toc_files  # noqa: E402
 from bookkit.sphinx import figures as figures_ext  # noqa: E402
 from dpolearn import plotting  # noqa: E402
 
@@ -121,6 +124,121 @@ def test_style_of_keeps_labels_apart_in_greyscale():
     assert plotting.color_of("DP-UCB") == plotting.style_of("DP-UCB")["color"]
     with pytest.raises(TypeError, match="label"):
         plotting.style_of(3)
+
+
+def test_audit_rejects_two_series_of_one_panel_with_the_same_look():
+    fig, axes = plotting.subplots(1, 2)
+    left, right = axes[0]
+    left.plot([0, 1], [0, 1], color="#0072B2", ls="--", marker="o", label="DP-SE")
+    left.plot([0, 1], [1, 2], color="#0072B2", ls="--", marker="o", label="DP-SE (sum)")
+    right.plot([0, 1], [0, 1], color="#0072B2", ls="--", marker="o", label="DP-SE")
+    plotting.shared_legend(fig, axes)
+    problems = legibility_problems(fig)
+    assert len(problems) == 1
+    assert "panel 1" in problems[0] and "'DP-SE'" in problems[0] and "'DP-SE (sum)'" in problems[0]
+
+    # any one of colour, marker and line style tells the two apart
+    for change in ({"color": "#E69F00"}, {"marker": "s"}, {"linestyle": ":"}):
+        left.get_lines()[1].set(**dict({"color": "#0072B2", "marker": "o", "linestyle": "--"},
+                                       **change))
+        assert figure_audit.series_clashes(fig) == [], change
+    plt.close(fig)
+
+
+def test_series_rule_counts_unlabelled_lines_and_error_bars_but_not_marked_reference_lines():
+    fig, axes = plotting.subplots()
+    ax = axes[0, 0]
+    plotting.errorbar(ax, [1, 2], [0.1, 0.2], 0.01, "DP-UCB")
+    plotting.errorbar(ax, [1, 2], [0.3, 0.4], 0.01, "DP-UCB")         # the same look twice
+    assert [name for name, _ in figure_audit.series_styles(ax)] == ["DP-UCB", "DP-UCB"]
+    assert len(figure_audit.series_clashes(fig)) == 1
+    plt.close(fig)
+
+    fig, axes = plotting.subplots()
+    ax = axes[0, 0]
+    ax.plot([0, 1], [0, 1], color="grey", ls=":", label="a bound")
+    level = ax.axhline(0.5, color="grey", ls=":")                      # unlabelled, not marked
+    assert len(figure_audit.series_clashes(fig)) == 1
+    plotting.mark_reference(level)
+    assert figure_audit.series_clashes(fig) == []
+    ax.plot([], [], color="grey", ls=":", label="a bound")          # a legend proxy: draws nothing
+    assert figure_audit.series_clashes(fig) == []
+    with pytest.raises(TypeError, match="Line2D"):
+        plotting.mark_reference("not a line")
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("group", ["algorithms", "mechanisms", "counters"])
+def test_style_of_uses_the_colour_blind_safe_palette_and_keeps_every_label_apart(group):
+    """Labels that can share a panel differ in look (mechanisms and counters are never drawn
+    next to algorithms, so each of their lists is styled from its start)."""
+    labels = {"algorithms": list(plotting.ALGORITHM_LABELS) + list(plotting.VARIANT_LABELS),
+              "mechanisms": plotting.MECHANISM_LABELS, "counters": plotting.COUNTER_LABELS}[group]
+    looks = {}
+    for label in labels:
+        s = plotting.style_of(label)
+        assert s["color"] in plotting.PALETTE
+        key = (s["color"], str(s["linestyle"]), s["marker"])
+        assert key not in looks, f"{label} and {looks.get(key)} look the same"
+        looks[key] = label
+    plotting.use_style()
+    assert [c.upper() for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [
+        c.upper() for c in plotting.PALETTE]
+
+
+#: Colour words a caption must not use: the figures tell series apart by their legend labels
+#: (and a colour named in prose cannot be checked against the palette, nor seen by every reader).
+COLOUR_WORDS = re.compile(
+    r"\b(red|blue|green|orange|purple|pink|brown|gr[ae]y|black|white|yellow|cyan|magenta|"
+    r"violet|olive|teal|vermill?ion|reddish|bluish|greenish)\b", re.IGNORECASE)
+
+
+def _captions():
+    """``(chapter, line, caption)`` of every figure of the book: code cells' ``mystnb``
+    figure captions and ``{figure}`` directives, read by the book's MyST reader."""
+    out = []
+    for doc in toc_files():
+        path = ROOT / f"{doc}.md"
+        if not path.is_file():
+            continue
+        for block in myst.walk(myst.read(path.read_text(encoding="utf-8")).blocks):
+            caption = None
+            if isinstance(block, myst.CodeCell):
+                caption = ((block.metadata.get("mystnb") or {}).get("figure") or {}).get("caption")
+            elif isinstance(block, myst.Directive) and block.name == "figure":
+                caption = "\n".join(block.body)
+            if caption:
+                out.append((doc, block.line, str(caption)))
+    return out
+
+
+def test_captions_name_series_by_their_labels_never_by_colour():
+    captions = _captions()
+    assert len(captions) > 40                                 # the reader found the figures
+    named = [f"{doc}.md:{line}: {match.group(0)!r}"
+             for doc, line, caption in captions for match in COLOUR_WORDS.finditer(caption)]
+    assert named == [], "captions naming colours: " + "; ".join(named)
+
+
+def test_the_colour_word_check_catches_a_colour_in_a_caption():
+    assert COLOUR_WORDS.search("the red line is the bound")
+    assert COLOUR_WORDS.search("Grey band: 95% interval")
+    assert not COLOUR_WORDS.search("the dashed line, labelled \"bound\" in the legend")
+
+
+def test_leaderboard_figure_keeps_every_series_apart():
+    """KL-UCB and DP-TS-UCB share a colour and run without epsilon: their levels differ by
+    marker."""
+    assert plotting.color_of("KL-UCB") == plotting.color_of("DP-TS-UCB")
+    board = dpl.evaluate(dpl.bandits.AnytimeLazyUCB, algorithms=["KL-UCB", "DP-TS-UCB", "UCB1"],
+                         instances=["2 arms, gap 0.1", "2 arms, gap 0.2"], epsilons=[0.5, 1.0],
+                         horizon=300, n_runs=2, audit=False)
+    fig = board.figure()
+    try:
+        assert figure_audit.series_clashes(fig) == []
+        assert len(figure_audit.series_styles(fig.axes[0])) == 4
+    finally:
+        plt.close(fig)
 
 
 # ------------------------------------------------------------------ every experiment figure

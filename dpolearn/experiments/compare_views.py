@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from ..plotting import errorbar, shared_legend, subplots
+from ..plotting import errorbar, mark_reference, shared_legend, subplots
 from .catalogue import privacy_kind
 from .registry import register, regret_rows, run
 
@@ -201,7 +201,7 @@ def _ranking_plot(data):
     for spine in ax.spines.values():
         spine.set_visible(False)
     for k in range(1, len(columns) // n_eps):
-        ax.axvline(k * n_eps - 0.5, color="white", lw=3)
+        mark_reference(ax.axvline(k * n_eps - 0.5, color="white", lw=3))
     for k, inst in enumerate(dict.fromkeys(i for i, _ in columns)):
         ax.text((k + 0.5) * n_eps - 0.5, -0.7, short_instance(inst), ha="center", va="bottom")
     ax.set_xlabel("privacy parameter ε, per instance (★: lowest regret)")

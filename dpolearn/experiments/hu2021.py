@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envs import BernoulliBandit
-from ..plotting import errorbar, regret, shared_legend, subplots, sweep_styles
+from ..plotting import errorbar, mark_reference, regret, shared_legend, subplots, sweep_styles
 from . import _settings
 from ._settings import Setting
 from .catalogue import make_policy
@@ -342,7 +342,7 @@ def _plot_sweep(data):
     axes[0, 1].set_ylabel("pulls × Δ min{Δ, ε} / ln T")
     axes[0, 1].set_ylim(bottom=0)
     for ax in axes[0]:
-        ax.axvline(gap, color="grey", lw=1, ls=":")
+        mark_reference(ax.axvline(gap, color="grey", lw=1, ls=":"))
         ax.set_xscale("log")
         ax.set_xlabel("privacy parameter ε")
     axes[0, 0].plot([], [], color="grey", lw=1, ls=":", label="ε = Δ")

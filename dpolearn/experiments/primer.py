@@ -20,7 +20,7 @@ from ..bandits import UCB1
 from ..envs import BernoulliBandit
 from ..lower_bounds import lai_robbins_constant
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, ReportNoisyMax
-from ..plotting import errorbar, regret, shared_legend, style_of, subplots
+from ..plotting import errorbar, mark_reference, regret, shared_legend, style_of, subplots
 from ..simulate import simulate
 from .catalogue import labels, make_policy
 from .engine import checkpoints
@@ -199,7 +199,7 @@ def _loss_plot(data):
                  color=style["color"], marker=style["marker"], ms=4, lw=1, alpha=0.8)
     eps = data["epsilon"]
     for level in (eps, -eps):
-        ax.axhline(level, color="k", ls="--", lw=1)
+        mark_reference(ax.axhline(level, color="k", ls="--", lw=1))
     ax.errorbar([], [], yerr=[], fmt="o", ms=4, color="0.4", lw=1,
                 label="Monte Carlo, 95% interval")
     ax.plot([], [], "k--", lw=1, label=r"$\pm\varepsilon$")
@@ -270,7 +270,9 @@ def _rnm_plot(data):
             edgecolor="white",
             label=f"{noise.capitalize()} noise",
         )
-        errorbar(left, x, fam["mc"], fam["mc_se"], f"_{noise} Monte Carlo", fmt="k.", ms=4, lw=1)
+        # the Monte Carlo points of a family: black, with the family's marker
+        errorbar(left, x, fam["mc"], fam["mc_se"], f"_{noise} Monte Carlo", ls="none",
+                 color="k", marker=style["marker"], ms=4, lw=1)
         right.plot(data["gaps"], fam["two_sided"], color=style["color"], ls="-",
                    marker=style["marker"], markevery=(0.05 * i, 0.2),
                    label=f"{noise.capitalize()} noise")
@@ -279,12 +281,12 @@ def _rnm_plot(data):
                    label=f"_{noise}, monotone")
     left.set_xticks(np.arange(k))
     left.set_xticklabels([f"arm {j}\nscore {s:g}" for j, s in enumerate(data["scores"])])
-    left.errorbar([], [], yerr=[], fmt="k.", ms=4, lw=1, label="Monte Carlo, 95% interval")
+    left.errorbar([], [], yerr=[], fmt="ko", ms=4, lw=1, label="Monte Carlo, 95% interval")
     left.set_ylabel("P(selected)")
     right.plot([], [], color="0.3", ls="-", label="two-sided neighbours")
     right.plot([], [], color="0.3", ls="--", label="monotone neighbours")
-    right.axhline(1.0, color="k", lw=1, ls=":")
-    right.axhline(2.0, color="k", lw=1, ls=":")
+    mark_reference(right.axhline(1.0, color="k", lw=1, ls=":"),
+                   right.axhline(2.0, color="k", lw=1, ls=":"))
     right.set_xlabel("score gap d (noise scale b = 1)")
     right.set_ylabel(r"privacy loss $\max_i |\ln P_s(i)/P_{s'}(i)|$")
     right.set_ylim(0, 2.2)

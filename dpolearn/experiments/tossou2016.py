@@ -185,8 +185,9 @@ def _compute_schedules(scale, seed, jobs, progress):
     return _panels("tossou2016-int-schedules", names, schedules, scale, seed, jobs)
 
 
-#: DP-UCB-INT's schedules: one colour (the algorithm's), a line style and marker each
-_SCHEDULE_STYLE = {"fixed": ("-", "o"), "lemmaB1_y": ("--", "s"), "lemmaB1_x": (":", "^")}
+#: DP-UCB-INT's schedules: one colour (the algorithm's), a line style and marker each (none of
+#: them UCB1's solid line with circles, which may share the colour)
+_SCHEDULE_STYLE = {"fixed": ("--", "s"), "lemmaB1_y": ("-.", "D"), "lemmaB1_x": (":", "^")}
 
 
 def _plot_schedules(data):

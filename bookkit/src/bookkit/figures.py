@@ -5,7 +5,8 @@
 ``min(PNG width, column width)`` CSS pixels, so a font of ``f`` points is shown at
 ``f * display_scale(fig, png_width)`` points (:func:`display_scale`), and every visible text must
 come out at no less than :data:`MIN_FONT_PT`; a figure with several panels carries exactly one
-legend (none when nothing is labelled). The book style of :mod:`dpolearn.plotting` draws every
+legend (none when nothing is labelled); and in every panel no two series look alike
+(:func:`series_clashes`). The book style of :mod:`dpolearn.plotting` draws every
 figure :data:`~dpolearn.plotting.FIGURE_WIDTH_IN` inches wide at 96 dpi, inside the column.
 :func:`legibility_problems` checks a figure against these rules from its own objects: each Text
 artist's size, the figure's dpi and the PNG's pixel width.
@@ -52,6 +53,8 @@ __all__ = [
     "visible_texts",
     "panels",
     "legends",
+    "series_styles",
+    "series_clashes",
     "legibility_problems",
     "smallest_shown_font",
     "figure_record",
@@ -186,6 +189,78 @@ def smallest_shown_font(fig, png_width: Optional[int] = None,
     return min(sizes) if sizes else None
 
 
+def _line_look(line) -> Optional[Tuple[Any, ...]]:
+    """What tells a line apart on the page: its colour, marker and line style (None if it
+    draws nothing: no points, or neither line nor marker)."""
+    from matplotlib.colors import to_rgba
+
+    if len(line.get_xdata(orig=False)) == 0:
+        return None                        # e.g. an empty proxy that only makes a legend entry
+
+    linestyle = line.get_linestyle()
+    if linestyle in ("None", " ", ""):
+        linestyle = "None"
+    else:                                  # "--" and a custom dash pattern both read "--"
+        linestyle = str(getattr(line, "_unscaled_dash_pattern", linestyle))
+    marker = line.get_marker()
+    marker = "None" if marker in (None, "None", "none", " ", "") else str(marker)
+    if linestyle == "None" and marker == "None":
+        return None
+    colour = tuple(round(c, 3) for c in to_rgba(line.get_color())[:3])
+    return colour, marker, linestyle
+
+
+def series_styles(ax) -> List[Tuple[str, Tuple[Any, ...]]]:
+    """The series of a panel and their looks: ``(name, (colour, marker, line style))``.
+
+    The rule: every visible line of the panel that draws something is a series, labelled or
+    not, except a line marked as a reference line (a level, a bound:
+    :func:`dpolearn.plotting.mark_reference`); an error-bar plot is one series (its data
+    line, named by the container's label; its caps and bars are part of it). A series is named
+    by its legend label, or ``"unlabelled line <n>"``.
+    """
+    from matplotlib.container import ErrorbarContainer
+
+    out, parts = [], set()
+    for container in ax.containers:
+        if isinstance(container, ErrorbarContainer):
+            data_line, caps, _ = container.lines
+            parts.update(id(cap) for cap in caps)
+            if data_line is not None:
+                parts.add(id(data_line))
+                look = _line_look(data_line)
+                if look is not None and data_line.get_visible():
+                    out.append((container.get_label(), look))
+    for n, line in enumerate(ax.get_lines(), start=1):
+        if id(line) in parts or not line.get_visible() or plotting.is_reference(line):
+            continue
+        look = _line_look(line)
+        if look is None:
+            continue
+        label = line.get_label()
+        out.append((label if label and not label.startswith("_") else f"unlabelled line {n}",
+                    look))
+    return out
+
+
+def series_clashes(fig) -> List[str]:
+    """One sentence per pair of series in one panel with the same colour, marker and line
+    style (the rule of :func:`series_styles`)."""
+    _check_figure(fig)
+    problems = []
+    for number, ax in enumerate(panels(fig), start=1):
+        seen: Dict[Tuple[Any, ...], str] = {}
+        for name, look in series_styles(ax):
+            if look in seen:
+                colour = "".join(f"{round(255 * c):02x}" for c in look[0])
+                problems.append(f"panel {number}: series {seen[look]!r} and {name!r} share "
+                                f"colour #{colour}, marker {look[1]!r} and line style: a reader "
+                                "cannot tell them apart")
+            else:
+                seen[look] = name
+    return problems
+
+
 def legibility_problems(fig, png_width: Optional[int] = None,
                         column_px: float = COLUMN_WIDTH_PX) -> List[str]:
     """Every way ``fig`` fails the book's figure rules (empty when it passes).
@@ -202,7 +277,8 @@ def legibility_problems(fig, png_width: Optional[int] = None,
     -------
     list of str
         One sentence per problem: a PNG wider than the column, each text shown below
-        :data:`MIN_FONT_PT`, a multi-panel figure without exactly one legend.
+        :data:`MIN_FONT_PT`, a multi-panel figure without exactly one legend, two series of a
+        panel that look alike (:func:`series_clashes`).
     """
     _check_figure(fig)
     width = png_size(page_png(fig))[0] if png_width is None else png_width
@@ -222,7 +298,7 @@ def legibility_problems(fig, png_width: Optional[int] = None,
         wanted = 1 if _has_labelled_artists(fig) else 0
         if n_legends != wanted:
             problems.append(f"{n_panels} panels with {n_legends} legends (want {wanted})")
-    return problems
+    return problems + series_clashes(fig)
 
 
 def _describe(fig) -> str:
