@@ -95,11 +95,12 @@ DESTINATIONS_JS = """
 () => {
   const box = document.createElement('div');
   box.setAttribute('style', 'position:absolute;left:0;top:0;width:1px;height:1px;'
-                   + 'overflow:hidden;color:transparent;font-size:1px');
+                   + 'overflow:hidden');
   box.className = 'dpolearn-pdf-destinations';
   document.querySelectorAll('[id]').forEach(e => {
-    const a = document.createElement('a');
-    a.href = '#' + e.id; a.textContent = '.'; box.appendChild(a);
+    const a = document.createElement('a');        // no text: nothing to select or extract
+    a.href = '#' + e.id; a.setAttribute('style', 'display:block;width:1px;height:1px');
+    box.appendChild(a);
   });
   document.body.appendChild(box);
 }
