@@ -59,6 +59,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A link checker or browser that closes a connection early: not the site's fault.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def dependency_index() -> str:
     """The package index this machine's pip uses (its configured extra index, e.g. a local
     mirror), for the dependencies of the notebooks' install cell; PyPI when none is set."""
@@ -78,7 +85,7 @@ def site(quick_book, tmp_path_factory):
     out = tmp_path_factory.mktemp("site") / "site"
     out.mkdir()
     handler = functools.partial(_QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "bookkit.site", "--html", str(quick_book.html),
