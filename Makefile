@@ -141,15 +141,20 @@ nox: $(STAMP)
 ## sdist), the notebooks installing from it, the browser-only edition (lite/), the PDFs (pdf/)
 ## and the figure files, in _build/site/. SITE_SCALE=quick (CI, tests) builds the quick book.
 ## SITE_URL: the site's address (default html.baseurl of _config.yml, else the repository's
-## GitHub Pages address); SITE_ARGS: more options, e.g. --no-pdf.
+## GitHub Pages address); SITE_ARGS: more options, e.g. --no-pdf. SITE_HTML=<a built book's
+## HTML> assembles the site from that build instead of building the book (e.g. after make test:
+## make site SITE_SCALE=quick SITE_HTML=_build/quick/_build/html).
 SITE_SCALE ?= paper
 SITE_URL ?=
 SITE_ARGS ?=
+SITE_HTML ?=
+SITE_BUILD_HTML = $(if $(filter paper,$(SITE_SCALE)),_build/html,_build/quick/_build/html)
 .PHONY: site release
 site: $(STAMP)
+ifeq ($(SITE_HTML),)
 	@if [ "$(SITE_SCALE)" = paper ]; then $(MAKE) book; else $(MAKE) quick-book; fi
-	$(BIN)/python -m bookkit.site --scale $(SITE_SCALE) \
-		--html $$(if [ "$(SITE_SCALE)" = paper ]; then echo _build/html; else echo _build/quick/_build/html; fi) \
+endif
+	$(BIN)/python -m bookkit.site --scale $(SITE_SCALE) --html $(or $(SITE_HTML),$(SITE_BUILD_HTML)) \
 		$(if $(SITE_URL),--base-url $(SITE_URL)) $(SITE_ARGS)
 
 ## make release VERSION=x.y.z: bump the version everywhere, build the site (make site) and the

@@ -95,11 +95,12 @@ DESTINATIONS_JS = """
 () => {
   const box = document.createElement('div');
   box.setAttribute('style', 'position:absolute;left:0;top:0;width:1px;height:1px;'
-                   + 'overflow:hidden;color:transparent;font-size:1px');
+                   + 'overflow:hidden');
   box.className = 'dpolearn-pdf-destinations';
   document.querySelectorAll('[id]').forEach(e => {
-    const a = document.createElement('a');
-    a.href = '#' + e.id; a.textContent = '.'; box.appendChild(a);
+    const a = document.createElement('a');        // no text: nothing to select or extract
+    a.href = '#' + e.id; a.setAttribute('style', 'display:block;width:1px;height:1px');
+    box.appendChild(a);
   });
   document.body.appendChild(box);
 }
@@ -128,6 +129,11 @@ NUMBER_SHEETS_CSS = "<style>@page { size: A4; margin: 0; } body { margin: 0; }</
 NUMBER_SHEET = ('<div style="position:relative;height:296mm;break-after:page;">'
                 '<div style="position:absolute;bottom:6.5mm;right:14mm;font:9px sans-serif;">'
                 '{n}</div></div>')
+
+#: What a printed page may load: its own files and inline data.
+LOCAL_SCHEMES = ("file", "data", "blob")
+#: A page's load, on a busy 2-core machine (the largest chapters take tens of seconds).
+LOAD_TIMEOUT_MS = 180_000
 
 #: Link annotations at most this size (points) are the hidden destination links.
 TINY = 1.0
@@ -185,9 +191,13 @@ def print_pages(pages: list[Path], out: Path, html: Optional[Path] = None,
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        # The pages are printed from the disk: a request off the machine (a CDN the book does
+        # not need offline) would only hold the "load" event back, or forever where the network
+        # swallows connections.
+        page.route("**/*", _local_only)
         printed = []
         for i, path in enumerate(pages):
-            page.goto(path.resolve().as_uri(), wait_until="load")
+            page.goto(path.resolve().as_uri(), wait_until="load", timeout=LOAD_TIMEOUT_MS)
             page.add_style_tag(content=PRINT_CSS)
             page.evaluate(EXPAND_JS)
             n_math += page.evaluate(WAIT_FOR_MATH_JS)
@@ -214,6 +224,13 @@ def print_pages(pages: list[Path], out: Path, html: Optional[Path] = None,
             with open(path, "wb") as fh:
                 writer.write(fh)
     return n_math
+
+
+def _local_only(route) -> None:
+    if urlsplit(route.request.url).scheme in LOCAL_SCHEMES:
+        route.continue_()
+    else:
+        route.abort()
 
 
 def number_sheets(page, n_pages: int, tmp: Path) -> PdfReader:
