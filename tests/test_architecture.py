@@ -43,6 +43,7 @@ BOOKKIT_LAYERS: list[tuple[str, set[str]]] = [
     ("pdf", {"bookkit.pdf"}),
     ("vendor", {"bookkit.vendor"}),
     ("assignments", {"bookkit.assignments", "bookkit.expected_outputs"}),
+    ("grade", {"bookkit.grade"}),                    # grading submissions in a sandbox
 ]
 
 
