@@ -55,6 +55,7 @@ import argparse
 import ast
 import copy
 import csv
+import math
 import re
 import shutil
 import subprocess
@@ -231,6 +232,16 @@ def variant_source(variant: dict) -> str:
             f"your parameters.\nVARIANT = {variant!r}\nP = VARIANT[\"params\"]")
 
 
+def math_number(value) -> str:
+    """A parameter as the prompts' LaTeX shows it: ``2000000``, ``0.25``, ``10^{-6}``."""
+    if isinstance(value, int):
+        return str(value)
+    exponent = round(math.log10(value)) if value > 0 else None
+    if exponent is not None and exponent <= -3 and math.isclose(value, 10.0 ** exponent):
+        return f"10^{{{exponent}}}"
+    return f"{value:g}"
+
+
 def personalise(nb: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
     """A copy of ``nb`` for one variant: its parameters in the Markdown, the ``VARIANT`` cell and
     the notebook's metadata (``dpolearn.variant``)."""
@@ -242,7 +253,8 @@ def personalise(nb: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNo
     cells[0].source = variant_source(variant)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = PARAM.sub(lambda m: f"{params[m.group(1)][m.group(2)]:g}", cell.source)
+            cell.source = PARAM.sub(lambda m: math_number(params[m.group(1)][m.group(2)]),
+                                    cell.source)
     nb.metadata["dpolearn"] = {"variant": variant}
     return nb
 
