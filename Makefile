@@ -95,7 +95,19 @@ mutants: $(STAMP)
 ##   .venv/bin/otter run -a _build/assignments/set1/set1-autograder.zip -o <dir> <submission>.ipynb
 .PHONY: assignments
 assignments: $(STAMP)
-	$(BIN)/python -m bookkit.assignments --out _build/assignments
+	$(BIN)/python -m bookkit.assignments --out _build/assignments \
+	  $(if $(TERM_KEY),--term-key "$(TERM_KEY)") $(if $(ROSTER),--roster "$(ROSTER)")
+
+## A term: make assignments ROSTER=roster.csv TERM_KEY=<secret> writes one notebook per student
+## (_build/assignments/students/<student>/<set>.ipynb). Grade a folder of <student>.ipynb files
+## of one set, each in its own sandboxed process (no Docker), into <dir>-graded/grades.csv and
+## <dir>-graded/feedback/<student>.md:
+##   make grade SUBMISSIONS=dir SET=set1 ROSTER=roster.csv TERM_KEY=<secret>
+.PHONY: grade
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" -a -n "$(SET)" || { echo "usage: make grade SUBMISSIONS=dir SET=set1 [ROSTER=... TERM_KEY=...]"; exit 2; }
+	$(BIN)/python -m bookkit.grade "$(SUBMISSIONS)" --set $(SET) \
+	  $(if $(TERM_KEY),--term-key "$(TERM_KEY)") $(if $(ROSTER),--roster "$(ROSTER)")
 
 ## Editions (python -m bookkit.editions). The student edition: the book with every solution removed
 ## (prose, code and outputs), HTML in _build/student/_build/html and plain-Markdown student

@@ -10,7 +10,10 @@ valid signature, so a grader holding the key can tell
 * edited parameters (it does not: "tampered"), and
 * someone else's notebook (it matches, but for another student).
 
-The grader's hidden checks call :func:`trusted_params` before anything else and then compare
+The hidden checks themselves do not hold the key (a student's code runs in the same process as
+the checks and might read them): they hold the :func:`fingerprint` of every variant issued this
+term, which reveals no key and lets no one make a new variant, and call :func:`trusted_params`
+before anything else. They then compare
 the student's values with :func:`assert_close`, whose tolerance each question states.
 :func:`student_call` runs a student's function so that an exception it raises reaches the
 feedback with the student's own line. This module needs only the standard library, so it runs
@@ -26,7 +29,8 @@ import os
 import traceback
 from pathlib import Path
 
-__all__ = ["draw", "sign", "make_variant", "verify", "grader_identity", "trusted_params",
+__all__ = ["draw", "sign", "make_variant", "verify", "fingerprint", "grader_identity",
+           "trusted_params",
            "assert_close", "student_call", "IDENTITY_VARIABLE", "GRADESCOPE_METADATA"]
 
 #: Environment variable through which a grader names the student a submission belongs to.
@@ -89,6 +93,14 @@ def verify(variant, term_key: str) -> bool:
     return hmac.compare_digest(expected, str(variant["signature"]))
 
 
+def fingerprint(variant) -> str:
+    """A short hash (16 hex digits) of a variant's student, set and parameters (no key)."""
+    if not isinstance(variant, dict) or not {"student", "set", "params"} <= set(variant):
+        raise TypeError(f"variant must be a dict with student, set and params, got {variant!r}")
+    payload = _payload(variant["student"], variant["set"], variant["params"])
+    return hashlib.sha256(payload).hexdigest()[:16]
+
+
 def grader_identity(default: str) -> str:
     """Who the grader is grading: :data:`IDENTITY_VARIABLE` if set (``make grade``), else the
     first submitter in Gradescope's metadata, else ``default`` (the notebook's own claim, as
@@ -102,14 +114,20 @@ def grader_identity(default: str) -> str:
     return default
 
 
-def trusted_params(variant, term_key: str, question: str) -> dict:
+def trusted_params(variant, issued: dict, question: str) -> dict:
     """The parameters of ``question`` for the student being graded, or AssertionError when the
-    notebook's variant was edited or belongs to another student."""
-    assert verify(variant, term_key), (
-        "the parameters in this notebook (VARIANT) were edited or are missing: "
-        "they are reported as tampered; ask for a fresh copy of your notebook")
+    notebook's variant was edited or belongs to another student. ``issued`` maps every student
+    of the term to the :func:`fingerprint` of their variant; a term without a roster has the
+    one anonymous student ``""``, and then any identity may use it."""
+    tampered = ("the parameters in this notebook (VARIANT) were edited or are missing: "
+                "they are reported as tampered; ask for a fresh copy of your notebook.")
+    assert isinstance(variant, dict) and variant.get("student") in issued, tampered
+    try:
+        assert fingerprint(variant) == issued[variant["student"]], tampered
+    except TypeError:
+        raise AssertionError(tampered) from None
     identity = grader_identity(variant["student"])
-    assert identity == variant["student"], (
+    assert list(issued) == [""] or identity == variant["student"], (
         f"this notebook was generated for another student ({variant['student']!r}), "
         f"not for {identity!r}.")
     assert question in variant["params"], f"this notebook has no parameters for {question}"

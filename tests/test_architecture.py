@@ -44,6 +44,7 @@ BOOKKIT_LAYERS: list[tuple[str, set[str]]] = [
     ("page_audit", {"bookkit.page_audit"}),          # the reader's audit of the built pages
     ("vendor", {"bookkit.vendor"}),
     ("assignments", {"bookkit.assignments", "bookkit.expected_outputs"}),
+    ("grade", {"bookkit.grade"}),                    # grading submissions in a sandbox
     ("site", {"bookkit.site", "bookkit.release"}),    # the public release, make release
 ]
 

@@ -381,3 +381,33 @@ def test_public_checks_cell_runs_without_the_notebook_file(tmp_path, monkeypatch
     namespace["x"] = 3
     result = namespace["grader"].check("q1", namespace)
     assert result.grade == 0 and "got 3" in repr(result)
+
+
+def test_every_hand_graded_question_has_a_rubric_adding_up_to_its_points():
+    from bookkit.assignments import rubrics, rubrics_markdown
+
+    table = rubrics()
+    manual = {c["name"]: c["points"] for s in SETS for c in question_configs(s) if c["manual"]}
+    assert set(table) == set(manual), set(table) ^ set(manual)
+    for name, rubric in table.items():
+        assert rubric["criteria"] and rubric["partial"], name
+        assert sum(p for p, _ in rubric["criteria"]) == manual[name], name
+    assert all(f"## {name} (" in rubrics_markdown() for name in manual)
+
+
+def test_headings_show_points_and_sets_state_their_workload():
+    from bookkit.assignments import READING, show_points
+
+    for set_name in SETS:
+        text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+        shown = show_points(text)
+        for config in question_configs(set_name):
+            assert re.search(rf"name: {config['name']}\n.*?```\n\n## [^\n]* · "
+                             rf"{config['points']:g} points?", shown, re.S), config["name"]
+        assert READING.search(text) and re.search(r"about \d+ hours", text), set_name
+
+
+def test_the_assignments_page_holds_no_instructor_notes():
+    page = (ROOT / "book" / "assignments.md").read_text()
+    assert "Instructor note" not in page and "What the autograder checks" not in page
+    assert "What the autograder checks" in (ROOT / "assignments" / "INSTRUCTORS.md").read_text()

@@ -9,6 +9,7 @@ from dpolearn.coursework import (
     IDENTITY_VARIABLE,
     assert_close,
     draw,
+    fingerprint,
     make_variant,
     student_call,
     trusted_params,
@@ -59,18 +60,28 @@ def test_signature_detects_edits_and_other_keys(monkeypatch):
     moved = dict(variant, student="bob")
     assert not verify(moved, KEY)
     assert not verify(None, KEY) and not verify({"student": "alice"}, KEY)
+    issued = {"": fingerprint(make_variant(KEY, "", "set1", SPEC)), "alice": fingerprint(variant)}
     with pytest.raises(AssertionError, match="tampered"):
-        trusted_params(edited, KEY, "q2")
-    assert trusted_params(variant, KEY, "q2") == variant["params"]["q2"]
+        trusted_params(edited, issued, "q2")
+    with pytest.raises(AssertionError, match="tampered"):
+        trusted_params(dict(variant, student="carol"), issued, "q2")  # never issued
+    assert trusted_params(variant, issued, "q2") == variant["params"]["q2"]
 
 
 def test_trusted_params_refuses_another_students_notebook(monkeypatch):
     variant = make_variant(KEY, "alice", "set1", SPEC)
+    practice = make_variant(KEY, "", "set1", SPEC)
+    issued = {"": fingerprint(practice), "alice": fingerprint(variant),
+              "bob": fingerprint(make_variant(KEY, "bob", "set1", SPEC))}
     monkeypatch.setenv(IDENTITY_VARIABLE, "bob")
     with pytest.raises(AssertionError, match="another student"):
-        trusted_params(variant, KEY, "q1")
+        trusted_params(variant, issued, "q1")
+    with pytest.raises(AssertionError, match="another student"):
+        trusted_params(practice, issued, "q1")  # the public practice variant is no one's
     monkeypatch.setenv(IDENTITY_VARIABLE, "alice")
-    assert trusted_params(variant, KEY, "q1") == variant["params"]["q1"]
+    assert trusted_params(variant, issued, "q1") == variant["params"]["q1"]
+    # a term without a roster: one variant, anyone may submit it
+    assert trusted_params(practice, {"": fingerprint(practice)}, "q1") == practice["params"]["q1"]
 
 
 def test_assert_close_message_shows_the_value_and_the_form_not_the_answer():

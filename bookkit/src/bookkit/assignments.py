@@ -14,24 +14,31 @@ assignment format) this script
    * ``_build/assignments/<set>/<set>.ipynb``: the student notebook (no solutions, public
      tests only, embedded in the notebook's metadata for ``grader.check``);
    * ``_build/assignments/<set>/<set>-autograder.zip``: the autograder with the hidden tests
-     (``otter run -a <zip> <submission>.ipynb`` grades one submission, no Docker needed);
+     (``otter run -a <zip> <submission>.ipynb`` grades one submission, no Docker needed), the
+     package's wheel and ``requirements.txt``, every package the grading needs pinned at the
+     version this build ran with (:func:`pinned_requirements`); its ``environment.yml``
+     installs both, so Gradescope's image and ``otter grade`` build from the zip alone;
    * ``_build/assignments/<set>/instructor/<set>-solution.ipynb``: the solution notebook.
 
 ``--sync-student`` also copies the student notebooks to ``assignments/student/<set>.ipynb``,
 the committed copies that the book's Assignments page links for download (commit them after
 changing a set; ``tests/test_assignments.py`` fails when they are stale).
 
-Finally it writes ``_build/assignments/EXPECTED.md``, the expected outputs of the pen-and-paper
-questions (computed by the package, see :mod:`bookkit.expected_outputs`).
+Finally it writes the instructor bundle's tables: ``_build/assignments/EXPECTED.md``, the
+expected outputs of the pen-and-paper questions (computed by the package, see
+:mod:`bookkit.expected_outputs`), and ``_build/assignments/RUBRICS.md``, the rubric of every
+hand-graded question (``assignments/rubrics.yml``). Every question's heading shows its points.
 
 **Per-student variants.** The parameterised questions draw their parameters (the choices of
 ``assignments/<set>/variants.yml``) from the student's identity and the term's secret key
 (``--term-key``, :func:`dpolearn.coursework.make_variant`). Every notebook stores its variant,
-signed with an HMAC of the key, in its metadata and in its ``VARIANT`` cell; the hidden tests,
-which hold the key (only the autograder zip does), check the signature and the student and
-recompute the expected answers from those parameters. With ``--roster roster.csv`` (a CSV with a
-``student`` column) each student gets ``<out>/students/<student>/<set>.ipynb``; without one,
-the set's notebook is the variant of the anonymous student ``""`` (one variant per key). The
+signed with an HMAC of the key, in its metadata and in its ``VARIANT`` cell; the hidden tests
+(only in the autograder zip) hold the fingerprint of every issued variant, never the key: they
+check the notebook's variant and student against it and recompute the expected answers from
+those parameters; ``python -m bookkit.grade`` checks the HMAC itself. With ``--roster
+roster.csv`` (a CSV with a ``student`` column) each student gets
+``<out>/students/<student>/<set>.ipynb``; without one, the set's notebook is the variant of the
+anonymous student ``""`` (one variant per key). The
 default key is public (:data:`DEMO_TERM_KEY`): fine for the committed notebooks and practice,
 useless for graded work.
 
@@ -48,18 +55,24 @@ import argparse
 import ast
 import copy
 import csv
+import math
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 
 import jupytext
 import nbformat
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
-from dpolearn.coursework import make_variant
+from dpolearn.coursework import fingerprint, make_variant
 
 from . import myst
 from .book import ROOT, book_index  # the one numbering of the book
@@ -74,6 +87,18 @@ DEMO_TERM_KEY = "dpolearn-public-practice-key"
 PARAM = re.compile(r"\{\{param:(\w+)\.(\w+)\}\}")
 #: The first line of the cell that holds a notebook's ``VARIANT``.
 VARIANT_CELL = "# Your parameters:"
+#: What grading installs besides the package (whose own dependencies are added).
+GRADER_REQUIREMENTS = ("otter-grader[grading]",)
+#: The package's files that its wheel is built from.
+PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "dpolearn")
+#: The rubrics of the hand-graded questions (instructors only).
+RUBRICS = ROOT / "assignments" / "rubrics.yml"
+#: A question's config block and the heading that follows it, in a set's source.
+QUESTION_HEADING = re.compile(r"(```otter\n# BEGIN QUESTION\n(.*?)```\n\n## [^\n]*)", re.S)
+#: ``{{reading:chapter,chapter}}``: the chapters (``book/<chapter>.md``) a set adds to read.
+READING = re.compile(r"\{\{reading:([\w,]+)\}\}")
+#: Words of a printed page of the book (its PDF: prose, formulas and code), for estimates.
+WORDS_PER_PAGE = 285
 #: Student identities usable as folder names (e-mail addresses included).
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
@@ -135,6 +160,49 @@ def points_summary(set_name: str) -> dict[str, int]:
             "manual_points": sum(c["points"] for c in manual), "manual_questions": len(manual)}
 
 
+def show_points(text: str) -> str:
+    """Append each question's points to its heading ("· 4 points"), read from its config."""
+    def replace(match: re.Match) -> str:
+        config = yaml.safe_load(match.group(2).split("```")[0])
+        points = config.get("points", 1)
+        hand = ", graded by hand" if config.get("manual") else ""
+        return f"{match.group(1)} · {points:g} point{'s' if points != 1 else ''}{hand}"
+
+    return QUESTION_HEADING.sub(replace, text)
+
+
+def rubrics() -> dict:
+    """Question name -> its rubric: ``criteria`` (points, what earns them) and ``partial``."""
+    raw = yaml.safe_load(RUBRICS.read_text())
+    return {q: {"criteria": [tuple(c) for c in r["criteria"]], "partial": r.get("partial", "")}
+            for q, r in raw.items()}
+
+
+def rubrics_markdown() -> str:
+    """The rubrics of every hand-graded question of every set, in order, as Markdown."""
+    table = rubrics()
+    lines = ["# Rubrics of the hand-graded questions (instructors only)", "",
+             "Full credit on a criterion: what it says. Partial credit: the line below each "
+             "question. Do not hand this to students.", ""]
+    for set_name in SETS:
+        for config in question_configs(set_name):
+            if not config["manual"]:
+                continue
+            rubric = table[config["name"]]
+            lines += [f"## {config['name']} ({config['points']:g} points)", ""]
+            lines += [f"* **{points:g}** — {what}" for points, what in rubric["criteria"]]
+            lines += ["", f"*Partial credit:* {rubric['partial']}", ""]
+    return "\n".join(lines)
+
+
+def reading_estimate(chapters: list[str], root: Path = ROOT) -> str:
+    """"the chapters a, b (about N pages)": N from the chapters' word counts."""
+    words = sum(len((root / "book" / f"{c}.md").read_text().split()) for c in chapters)
+    doc_titles = book_index(root).doc_titles
+    titles = ", ".join(f"*{doc_titles[f'book/{c}']}*" for c in chapters)
+    return f"the chapters {titles} (about {round(words / WORDS_PER_PAGE, -1):.0f} pages)"
+
+
 def variant_spec(set_name: str) -> dict:
     """The parameter choices of one set's parameterised questions (``variants.yml``)."""
     path = ROOT / "assignments" / set_name / "variants.yml"
@@ -164,6 +232,16 @@ def variant_source(variant: dict) -> str:
             f"your parameters.\nVARIANT = {variant!r}\nP = VARIANT[\"params\"]")
 
 
+def math_number(value) -> str:
+    """A parameter as the prompts' LaTeX shows it: ``2000000``, ``0.25``, ``10^{-6}``."""
+    if isinstance(value, int):
+        return str(value)
+    exponent = round(math.log10(value)) if value > 0 else None
+    if exponent is not None and exponent <= -3 and math.isclose(value, 10.0 ** exponent):
+        return f"10^{{{exponent}}}"
+    return f"{value:g}"
+
+
 def personalise(nb: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
     """A copy of ``nb`` for one variant: its parameters in the Markdown, the ``VARIANT`` cell and
     the notebook's metadata (``dpolearn.variant``)."""
@@ -175,7 +253,8 @@ def personalise(nb: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNo
     cells[0].source = variant_source(variant)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = PARAM.sub(lambda m: f"{params[m.group(1)][m.group(2)]:g}", cell.source)
+            cell.source = PARAM.sub(lambda m: math_number(params[m.group(1)][m.group(2)]),
+                                    cell.source)
     nb.metadata["dpolearn"] = {"variant": variant}
     return nb
 
@@ -212,28 +291,102 @@ def embed_public_checks(nb: nbformat.NotebookNode, set_name: str) -> nbformat.No
     return nb
 
 
-def source_notebook(set_name: str, numbers, term_key: str = DEMO_TERM_KEY
-                    ) -> nbformat.NotebookNode:
-    """The Otter source notebook of one set, with exercise references, the release, the term
-    key (hidden tests only) and the anonymous student's variant filled in."""
+def source_notebook(set_name: str, numbers, term_key: str = DEMO_TERM_KEY,
+                    students: tuple[str, ...] = ()) -> nbformat.NotebookNode:
+    """The Otter source notebook of one set, with exercise references, the release, the
+    fingerprints of the issued variants (hidden tests only) and the anonymous student's variant
+    (the solution's) filled in."""
     text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
     for field, value in release_fields().items():
         text = text.replace("{{" + field + "}}", value)
-    text = text.replace("{{term_key}}", term_key)
-    text = text.replace("{{variant}}", repr(make_variant(term_key, "", set_name,
-                                                         variant_spec(set_name))))
-    return jupytext.reads(fill_exercise_references(text, numbers), fmt="md:myst")
+    spec = variant_spec(set_name)
+    issued = {student: fingerprint(make_variant(term_key, student, set_name, spec))
+              for student in ("", *students)}  # "": the solution's (and practice) variant
+    text = text.replace("{{issued}}", repr(issued))
+    text = READING.sub(lambda m: reading_estimate(m.group(1).split(",")), text)
+    text = text.replace("{{variant}}", repr(make_variant(term_key, "", set_name, spec)))
+    return jupytext.reads(fill_exercise_references(show_points(text), numbers), fmt="md:myst")
+
+
+def pinned_requirements(roots=("dpolearn", *GRADER_REQUIREMENTS)) -> list[str]:
+    """``name==version`` for every package the ``roots`` need (their dependencies, followed
+    through the installed distributions' metadata with their environment markers), at the
+    versions installed here; the package ``dpolearn`` itself is left out (its wheel ships)."""
+    pins: dict[str, str] = {}
+    todo = [Requirement(r) for r in roots]
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        extras = set(req.extras)
+        key = f"{name}[{','.join(sorted(extras))}]"
+        if key in pins:
+            continue
+        dist = metadata.distribution(req.name)
+        pins[key] = dist.version
+        for text in dist.requires or []:
+            dep = Requirement(text)
+            if dep.marker is None or any(dep.marker.evaluate({"extra": e})
+                                         for e in (extras or {""})):
+                todo.append(dep)
+    versions = {}
+    for key, version in pins.items():
+        versions.setdefault(key.split("[")[0], version)
+    versions.pop("dpolearn", None)
+    return [f"{name}=={version}" for name, version in sorted(versions.items())]
+
+
+def build_wheel(dest: Path) -> Path:
+    """The package's wheel, built from a copy of its files (nothing written to the tree)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in PACKAGE_FILES:
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, Path(tmp) / name,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy(source, Path(tmp) / name)
+        proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                               "--no-build-isolation", "-w", str(dest), tmp],
+                              capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"building the dpolearn wheel failed:\n{proc.stderr[-3000:]}")
+    wheels = sorted(dest.glob("dpolearn-*.whl"))
+    if len(wheels) != 1:
+        raise RuntimeError(f"expected one dpolearn wheel in {dest}, found {wheels}")
+    return wheels[0]
+
+
+def complete_autograder(zip_path: Path, wheel: Path, requirements: list[str]) -> None:
+    """Add the wheel and the pinned ``requirements.txt`` to an Otter autograder zip and make its
+    ``environment.yml`` (this Python's version) install them."""
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    environment = {"name": "otter-env", "channels": ["conda-forge"],
+                   "dependencies": [f"python={python}", "pip",
+                                    {"pip": ["-r /autograder/source/requirements.txt",
+                                             f"/autograder/source/{wheel.name}"]}]}
+    with zipfile.ZipFile(zip_path) as zf:
+        entries = {info.filename: zf.read(info) for info in zf.infolist()
+                   if info.filename not in ("environment.yml", "requirements.txt")}
+    entries["environment.yml"] = yaml.safe_dump(environment, sort_keys=False).encode()
+    entries["requirements.txt"] = ("# Pinned by bookkit.assignments from the build's "
+                                   "environment; the package is the wheel beside this file.\n"
+                                   + "\n".join(requirements) + "\n").encode()
+    entries[wheel.name] = wheel.read_bytes()
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
 
 
 def build_set(set_name: str, out: Path, numbers, term_key: str = DEMO_TERM_KEY,
-              students: tuple[str, ...] = ()) -> Path:
+              students: tuple[str, ...] = (), wheel: Path | None = None,
+              requirements: list[str] | None = None) -> Path:
     """Run ``otter assign`` for one set; return the set's output directory."""
     target = out / set_name
     if target.exists():
         shutil.rmtree(target)
     (target / "source").mkdir(parents=True)
     master = target / "source" / f"{set_name}.ipynb"
-    nbformat.write(source_notebook(set_name, numbers, term_key), master)
+    nbformat.write(source_notebook(set_name, numbers, term_key, students), master)
     otter = Path(sys.executable).with_name("otter")
     proc = subprocess.run([str(otter) if otter.exists() else "otter", "assign", "--no-pdfs",
                            str(master), str(target / "dist")], check=False, cwd=ROOT,
@@ -254,6 +407,9 @@ def build_set(set_name: str, out: Path, numbers, term_key: str = DEMO_TERM_KEY,
     if len(zips) != 1:
         raise RuntimeError(f"expected one autograder zip for {set_name}, found {zips}")
     shutil.copy(zips[0], target / f"{set_name}-autograder.zip")
+    if wheel is not None:
+        complete_autograder(target / f"{set_name}-autograder.zip", wheel,
+                            requirements if requirements is not None else pinned_requirements())
     (target / "instructor").mkdir()
     solution = nbformat.read(target / "dist" / "autograder" / f"{set_name}.ipynb", as_version=4)
     nbformat.write(personalise(solution, make_variant(term_key, "", set_name, spec)),
@@ -284,9 +440,14 @@ def main(argv=None) -> int:
     students = tuple(read_roster(args.roster)) if args.roster else ()
     numbers = exercise_numbers()
     args.out.mkdir(parents=True, exist_ok=True)
+    wheels = args.out / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheel = build_wheel(wheels)
+    requirements = pinned_requirements()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         targets = list(pool.map(
-            lambda s: build_set(s, args.out, numbers, args.term_key, students), args.sets))
+            lambda s: build_set(s, args.out, numbers, args.term_key, students, wheel,
+                                requirements), args.sets))
     for set_name, target in zip(args.sets, targets):
         if args.sync_student:
             STUDENT_COPIES.mkdir(exist_ok=True)
@@ -294,7 +455,8 @@ def main(argv=None) -> int:
         print(f"{set_name}: {target / (set_name + '.ipynb')}, "
               f"{target / (set_name + '-autograder.zip')}")
     write_expected(args.out / "EXPECTED.md")
-    print(f"expected outputs: {args.out / 'EXPECTED.md'}")
+    (args.out / "RUBRICS.md").write_text(rubrics_markdown())
+    print(f"expected outputs: {args.out / 'EXPECTED.md'}; rubrics: {args.out / 'RUBRICS.md'}")
     return 0
 
 

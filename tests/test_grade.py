@@ -1,0 +1,188 @@
+"""A term from roster to gradebook: per-student notebooks and ``python -m bookkit.grade``.
+
+One build of set 1 for an eight-student roster with a secret term key, then one grading of eight
+submissions, each in its own sandboxed process: a correct notebook; a wrong answer; a function
+that raises; an endless loop; one that opens a socket and reads the instructor's files; one that
+writes outside its folder; a correct notebook of another student; one with edited parameters.
+Slow (a set build and eight kernels, about ten minutes on the shared two-core machine).
+"""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bookkit.assignments import personalise, variant_spec
+from bookkit.grade import sandbox_available
+from dpolearn.coursework import make_variant
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "test-term-key-not-public"
+ROSTER = ("alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi")
+PARAMETERISED = ("q1_3", "q1_4")
+TIMEOUT = 360          # seconds; one sandboxed grading of set 1 takes 60-150 s here
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("assignments")]
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    """Set 1 built for the roster with the term key."""
+    base = tmp_path_factory.mktemp("term")
+    roster = base / "roster.csv"
+    roster.write_text("student,name\n" + "".join(f"{s},{s.title()}\n" for s in ROSTER))
+    out = base / "assignments"
+    proc = subprocess.run([sys.executable, "-m", "bookkit.assignments", "--out", str(out),
+                           "--term-key", KEY, "--roster", str(roster), "set1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return base, roster, out
+
+
+def _solution_for(out: Path, student: str) -> nbformat.NotebookNode:
+    solution = nbformat.read(out / "set1" / "instructor" / "set1-solution.ipynb", as_version=4)
+    return personalise(solution, make_variant(KEY, student, "set1", variant_spec("set1")))
+
+
+def _replace(nb, old: str, new: str):
+    cells = [c for c in nb.cells if c.cell_type == "code" and old in c.source]
+    assert len(cells) == 1, old
+    cells[0].source = cells[0].source.replace(old, new)
+    return nb
+
+
+def test_each_student_gets_their_own_signed_parameters(term):
+    _, _, out = term
+    params = {}
+    for student in ROSTER:
+        nb = nbformat.read(out / "students" / student / "set1.ipynb", as_version=4)
+        variant = nb.metadata["dpolearn"]["variant"]
+        assert variant["student"] == student
+        params[student] = repr(variant["params"])
+        text = (out / "students" / student / "set1.ipynb").read_text()
+        assert KEY not in text and "{{param:" not in text
+    assert len(set(params.values())) == len(ROSTER), params
+    assert KEY not in (out / "set1" / "set1.ipynb").read_text()
+
+
+@pytest.fixture(scope="module")
+def graded(term):
+    base, roster, out = term
+    subs = base / "submissions"
+    subs.mkdir()
+    escape = base / "escaped.txt"                   # under /tmp: private in the sandbox
+    outside = ROOT / f"escaped-{base.name}.txt"       # the repository: not writable there
+    nbformat.write(_solution_for(out, "alice"), subs / "alice.ipynb")
+    nbformat.write(_replace(_solution_for(out, "bob"), "return 1.0 / (n * epsilon)",
+                            "return 0.5 / (n * epsilon)"), subs / "bob.ipynb")
+    nbformat.write(_replace(_solution_for(out, "carol"),
+                            "    total = lambda e:", "    k = k / 0\n    total = lambda e:"),
+                   subs / "carol.ipynb")
+    dave = _solution_for(out, "dave")
+    dave.cells.insert(8, nbformat.v4.new_code_cell("while True:\n    pass"))
+    nbformat.write(dave, subs / "dave.ipynb")
+    probe = (f"import socket\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=5)\n"
+             f"    NET = 'open'\nexcept OSError as e:\n    NET = f'blocked {{e}}'\n"
+             f"try:\n    open({str(out / 'set1' / 'set1-autograder.zip')!r}, 'rb').read(10)\n"
+             f"    READ = 'read'\nexcept OSError as e:\n    READ = f'blocked {{e}}'\n"
+             f"try:\n    open({str(escape)!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
+             f"try:\n    open({str(outside)!r}, 'w').write('x')\n"
+             f"    WRITE = 'written'\nexcept OSError as e:\n    WRITE = f'blocked {{e}}'\n")
+    for student in ("eve", "frank"):
+        nb = _solution_for(out, student)
+        nb.cells.insert(8, nbformat.v4.new_code_cell(probe))
+        _replace(nb, "    return 1.0 / (n * epsilon)          # sensitivity of the mean is 1/n",
+                 "    raise RuntimeError(f'PROBE net={NET}; read={READ}; write={WRITE}')")
+        nbformat.write(nb, subs / f"{student}.ipynb")
+    (subs / "grace.ipynb").write_text((subs / "alice.ipynb").read_text())   # alice's work
+    heidi = _solution_for(out, "heidi")
+    heidi.metadata["dpolearn"]["variant"]["params"]["q1_3"]["k"] = 10
+    for cell in heidi.cells:
+        if cell.source.startswith("# Your parameters"):
+            cell.source = cell.source.replace("'k': ", "'k': 10, 'old_k': ")
+    nbformat.write(heidi, subs / "heidi.ipynb")
+    proc = subprocess.run([sys.executable, "-m", "bookkit.grade", str(subs), "--set", "set1",
+                           "--autograder", str(out / "set1" / "set1-autograder.zip"),
+                           "--term-key", KEY, "--roster", str(roster), "--timeout", str(TIMEOUT),
+                           "--jobs", "2"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=8 * TIMEOUT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    graded_dir = base / "submissions-graded"
+    with open(graded_dir / "grades.csv", newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    return rows, graded_dir, (escape, outside)
+
+
+def _feedback(graded_dir: Path, student: str) -> str:
+    return (graded_dir / "feedback" / f"{student}.md").read_text()
+
+
+AUTOGRADED = ("q1_3", "q1_4", "q1_6", "q1_7", "q1_8", "q1_11c", "q1_12", "q1_13")
+POINTS = {"q1_3": 4, "q1_4": 6, "q1_6": 3, "q1_7": 3, "q1_8": 4, "q1_11c": 2, "q1_12": 4,
+          "q1_13": 3}
+
+
+def _scores(row) -> dict[str, float]:
+    return {q: float(row[q]) for q in AUTOGRADED}
+
+
+def test_gradebook_has_a_row_per_student_and_a_column_per_question(graded):
+    rows, graded_dir, _ = graded
+    assert sorted(rows) == sorted(ROSTER)
+    assert {"q1_1", "q1_14", *AUTOGRADED} <= set(rows["alice"])
+    assert rows["alice"]["q1_1"] == ""                 # hand-graded: left to the TA
+    assert _scores(rows["alice"]) == POINTS
+    assert rows["alice"]["run"] == "graded" and rows["alice"]["variant"] == "ok"
+    assert float(rows["alice"]["autograded_total"]) == sum(POINTS.values())
+    assert all((graded_dir / "feedback" / f"{s}.md").exists() for s in ROSTER)
+
+
+def test_a_wrong_answer_loses_its_question_only(graded):
+    rows, graded_dir, _ = graded
+    scores = _scores(rows["bob"])
+    # half the noise fails the calibration test (3 points); the audit part does not use it
+    assert scores == dict(POINTS, q1_4=3.0), scores
+    feedback = _feedback(graded_dir, "bob")
+    assert "## q1_4: 3 of 6 points" in feedback and "too little noise" in feedback
+
+
+def test_a_students_exception_reaches_the_feedback(graded):
+    rows, graded_dir, _ = graded
+    assert _scores(rows["carol"]) == dict(POINTS, q1_3=0.0)
+    assert "raised ZeroDivisionError: division by zero" in _feedback(graded_dir, "carol")
+    assert "k = k / 0" in _feedback(graded_dir, "carol")
+
+
+def test_an_endless_loop_is_killed_at_its_limit(graded):
+    rows, graded_dir, _ = graded
+    assert rows["dave"]["run"] == f"time limit ({TIMEOUT} s)"
+    assert float(rows["dave"]["autograded_total"]) == 0
+    assert "did not finish grading" in _feedback(graded_dir, "dave")
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="the sandbox needs root, unshare, setpriv")
+def test_the_sandbox_blocks_network_instructor_files_and_writes_outside(graded):
+    rows, graded_dir, escape = graded
+    for student in ("eve", "frank"):
+        assert _scores(rows[student]) == dict(POINTS, q1_4=0.0)
+        feedback = _feedback(graded_dir, student)
+        assert "PROBE net=blocked" in feedback, feedback
+        assert "read=blocked" in feedback and "write=blocked" in feedback
+    assert not any(path.exists() for path in escape)
+
+
+def test_another_students_notebook_and_edited_parameters_score_zero(graded):
+    rows, graded_dir, _ = graded
+    assert rows["grace"]["variant"] == "another student's (alice)"
+    assert rows["heidi"]["variant"] == "tampered"
+    for student in ("grace", "heidi"):
+        scores = _scores(rows[student])
+        assert all(scores[q] == 0 for q in PARAMETERISED), (student, scores)
+        assert all(scores[q] == POINTS[q] for q in AUTOGRADED if q not in PARAMETERISED)
+    assert "generated for another student ('alice'), not for 'grace'" in _feedback(
+        graded_dir, "grace")
+    assert "tampered" in _feedback(graded_dir, "heidi")
