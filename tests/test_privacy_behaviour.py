@@ -749,3 +749,9 @@ def test_every_private_bandit_passes_the_white_box_checker(name):
               else {"horizon": 24, "long_horizon": 200, "n_long": 2})
     report = check_privacy(PRIVATE_BANDITS[name], **kwargs)
     assert report.releases > 0
+    if name not in ("DPTSUCB", "MTSGaussian", "DPSE", "DPUCBInt"):
+        # a leak changes an action only near a tie of the index; at epsilon = 1 the privacy
+        # widths dominate the index and hide small leaks, at epsilon = 50 they do not (the
+        # checks hold at every epsilon; DP-UCB-INT takes epsilon <= 1, and the Gaussian
+        # policies and DP-SE have no small-epsilon widths to hide behind)
+        check_privacy(PRIVATE_BANDITS[name], epsilon=50.0, **kwargs)

@@ -125,6 +125,11 @@ MUTANTS = [
          "description": 'DP-UCB / DP-UCB-BOUND, tree_log_base="e": guarantee drops the 1/ln 2',
          "old": "hybrid_guarantee(eps_log, eps_tree, tree_log_base=self.tree_log_base,",
          "new": "hybrid_guarantee(eps_log, eps_tree, tree_log_base=2,"},
+    {"id": "dpucb-index-raw-sums", "file": "dpolearn/bandits/dp_ucb.py",
+         "description": "DP-UCB's index adds a fifth of the raw sums to the counters' outputs "
+                        "(reads data outside the mechanism)",
+         "old": "return self.noise_.release(self.sums_)\n",
+         "new": "return self.noise_.release(self.sums_) + 0.2 * self.sums_\n"},
     {"id": "dpucb-split", "file": "dpolearn/bandits/dp_ucb.py",
          "description": 'DP-UCB split "chan": both counter halves get the whole eps',
          "old": "self._eps_log, self._eps_tree = hybrid_budget_split(eps, self.split)",
@@ -159,11 +164,6 @@ MUTANTS = [
                 "self._scale[rows],",
          "new": "released = (lambda s, b, rng, source: s + rng.laplace(0.0, b))("
                 "self.unprocessed_sum[rows, arms], self._scale[rows],"},
-    {"id": "lazy-index-open-batch", "file": "dpolearn/bandits/lazy.py",
-         "description": "Anytime-Lazy-UCB's index adds the open batch's raw rewards to the "
-                        "private mean (reads data outside the mechanism)",
-         "old": "return (self.mean_.mu_tilde\n",
-         "new": "return (self.mean_.mu_tilde + 0.1 * self.mean_.unprocessed_sum\n"},
     # ------------------------------------------------------------------ DP-TS
     {"id": "dpts-log-share", "file": "dpolearn/bandits/dpts.py",
          "description": "DP-TS logarithmic part noised at twice its share of eps (guarantee "
