@@ -26,6 +26,7 @@ session's log names them.
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import nox
@@ -74,7 +75,9 @@ def _install(session: nox.Session) -> None:
                 continue
             line = f"{option} {Path(path).resolve()}"
         kept.append(line)
-    copy = Path(session.create_tmp()) / "requirements-test-without-bookkit.txt"
+    # (not session.create_tmp(): it points TMPDIR into the project, where test_packaging's
+    # fresh venv would then lie inside the checkout it must not import)
+    copy = Path(tempfile.mkdtemp(prefix="dpolearn-nox-")) / "requirements-test-without-bookkit.txt"
     copy.write_text("\n".join(kept) + "\n")
     session.install("-r", str(copy))
 
