@@ -267,7 +267,11 @@ def test_a_fresh_venv_runs_a_notebook_from_the_site(site, tmp_path):
     py, passed_over = fresh_venv(tmp_path, manifest["dependency_index"])
     print(f"fresh venv: {py}; passed over: {passed_over}")
     venv = py.parent.parent
-    missing = subprocess.run([str(py), "-c", "import dpolearn"], capture_output=True)
+    # Outside the checkout and without its PYTHONPATH: only the venv's own packages import.
+    clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
+                 } | {"DPOLEARN_SCALE": "quick", "DPOLEARN_PROGRESS": "0"}
+    missing = subprocess.run([str(py), "-c", "import dpolearn"], capture_output=True,
+                             cwd=tmp_path, env=clean_env)
     assert missing.returncode != 0, "the fresh venv must not have dpolearn"
     nb_path = tmp_path / "primer.ipynb"
     nb_path.write_bytes(urllib.request.urlopen(base + "_sources/book/primer.ipynb").read())
@@ -277,11 +281,11 @@ def test_a_fresh_venv_runs_a_notebook_from_the_site(site, tmp_path):
          "nbclient.NotebookClient(nb, timeout=900, kernel_name='python3').execute()\n"
          "nbformat.write(nb, sys.argv[1])\n", str(nb_path)],
         cwd=tmp_path, capture_output=True, text=True, timeout=2400,
-        env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        | {"DPOLEARN_SCALE": "quick", "DPOLEARN_PROGRESS": "0"})
+        env=clean_env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
     where = subprocess.run([str(py), "-c", "import dpolearn; print(dpolearn.__version__, "
-                            "dpolearn.__file__)"], capture_output=True, text=True, check=True)
+                            "dpolearn.__file__)"], capture_output=True, text=True, check=True,
+                           cwd=tmp_path, env=clean_env)
     got_version, got_file = where.stdout.split()
     assert got_version == VERSION and got_file.startswith(str(venv)), where.stdout
     executed = nbformat.read(nb_path, as_version=4)
