@@ -63,7 +63,7 @@ from .experiments.registry import scale as resolve_scale
 from .plotting import style_of, subplots
 from .policy import Policy, PrivacyAssumptionWarning
 from .simulate import Result, simulate
-from .testing import as_factory
+from .testing import PrivacyCheckReport, as_factory, check_privacy
 
 __all__ = ["evaluate", "Leaderboard", "audit_claim", "whitebox_ledger", "DEFAULT_ALGORITHMS"]
 
@@ -161,6 +161,14 @@ def whitebox_ledger(factory, *, epsilon: float = 1.0, horizon: int = 2_000, n_ru
     return {"spent": spent, "claimed": claimed, "ok": spent <= claimed * (1 + 1e-9)}
 
 
+def _whitebox_failures(report: Optional[PrivacyCheckReport]) -> List[str]:
+    """The checks a white-box report failed, which refute the claim. A policy that draws noise
+    outside the package's mechanisms cannot be checked white-box (its own noise is not
+    replayed, so the other checks mean nothing): for it only the audit counts."""
+    failed = [f.check for f in report.failures] if report is not None else []
+    return [] if "mechanisms_only" in failed else failed
+
+
 # ------------------------------------------------------------------ the board
 #: Line styles of the evaluated policies on the figure (thick black lines), in order.
 _OWN_LOOKS = ({"linestyle": "-", "marker": "*"}, {"linestyle": "--", "marker": "D"},
@@ -210,6 +218,10 @@ class Leaderboard:
         (:class:`~dpolearn.audit.AuditResult`); empty when no audit was run.
     ledgers : dict
         Evaluated policy's label -> its :func:`whitebox_ledger` (policies that keep one).
+    checks : dict
+        Evaluated policy's label -> its :func:`~dpolearn.testing.check_privacy` report. A
+        policy that draws its own noise fails its ``mechanisms_only`` check, which refutes
+        nothing (the checker cannot see inside it): only the audit applies to it.
     claim_mismatch : list of str
         Grid values at which an evaluated policy's own guarantee is not the grid value
         (then it is not on the common privacy scale there).
@@ -225,6 +237,7 @@ class Leaderboard:
     n_runs: int
     audits: Dict[str, AuditResult] = field(default_factory=dict)
     ledgers: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    checks: Dict[str, PrivacyCheckReport] = field(default_factory=dict)
     claim_mismatch: List[str] = field(default_factory=list)
     labels: List[str] = field(default_factory=list)
 
@@ -260,11 +273,12 @@ class Leaderboard:
 
     @property
     def violated(self) -> List[str]:
-        """Evaluated policies whose claim is refuted: a VIOLATED audit or a ledger that
-        exceeds the claim."""
+        """Evaluated policies whose claim is refuted: a VIOLATED audit, a ledger that exceeds
+        the claim, or a failed white-box check."""
         return [a for a in self.labels
                 if (a in self.audits and self.audits[a].violated)
-                or (a in self.ledgers and not self.ledgers[a]["ok"])]
+                or (a in self.ledgers and not self.ledgers[a]["ok"])
+                or _whitebox_failures(self.checks.get(a))]
 
     def audit_text(self, algorithm: str) -> str:
         """The audit column of one algorithm: the verdict and bound for an evaluated policy
@@ -281,6 +295,9 @@ class Leaderboard:
         led = self.ledgers.get(algorithm)
         if led is not None and not led["ok"]:
             parts.append(f"VIOLATED ledger ({led['spent']:.3g} > {led['claimed']:.3g})")
+        failed = _whitebox_failures(self.checks.get(algorithm))
+        if failed:
+            parts.append("VIOLATED white-box check (" + ", ".join(failed) + ")")
         return "; ".join(parts)
 
     def _privacy_text(self, cell) -> str:
@@ -613,6 +630,8 @@ def evaluate(factory: Union[type, Callable[[Any, int], Policy], Sequence[Any]], 
             ledger = whitebox_ledger(make, epsilon=ref, seed=seed)
             if ledger is not None:
                 board.ledgers[label] = ledger
+            board.checks[label] = check_privacy(make, epsilon=ref, seed=seed,
+                                                raise_on_fail=False)
         for label in board.violated:
             warnings.warn(f"{label}: its claimed privacy guarantee is refuted "
                           f"({board.audit_text(label)}); the board marks it VIOLATED",

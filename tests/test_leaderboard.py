@@ -361,3 +361,20 @@ def test_write_summary_is_atomic(user_module, tmp_path):
         board.write_summary(out)
     assert path.read_bytes() == before, "a failed write truncated the old summary"
     assert sorted(p.name for p in out.iterdir()) == ["summary.csv"], "temporary file left"
+
+
+def test_evaluate_marks_a_failed_white_box_check_that_the_audit_misses():
+    """A lazy mean that never forgets passes a small black-box audit; the board's white-box
+    check (check_privacy) still refutes its claim, in the table and the warning."""
+    from test_check_privacy import NeverForgets, _LazyIndex
+
+    honest = lambda e, T: _LazyIndex(epsilon=e)          # noqa: E731
+    forgets_nothing = lambda e, T: NeverForgets(epsilon=e)   # noqa: E731
+    with pytest.warns(PrivacyAssumptionWarning, match="never forgets"):
+        board = evaluate([honest, forgets_nothing], audit_trials=2_000, **SMALL)
+    assert board.checks["lazy index"].ok
+    assert not board.checks["never forgets"].ok
+    assert board.violated == ["never forgets"]
+    row = next(r for r in board.rows()
+               if r["algorithm"] == "never forgets" and r["epsilon"] == 1.0)
+    assert "VIOLATED white-box check (ledger" in row["audit"], row
