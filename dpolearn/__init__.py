@@ -18,6 +18,7 @@ from . import (
                mechanisms,
                plotting,
                testing,
+               widgets,
 )
 from ._version import __version__ as __version__
 from .accounting import ApproxDP, GaussianDP, NotPrivate, PureDP
@@ -36,5 +37,5 @@ __all__ = [
     "UCB1", "KLUCB", "BetaTS", "GaussianTS", "UniformPlay", "FTL", "Hedge",
     "BernoulliBandit", "GaussianBandit", "BernoulliExperts", "FixedSequence",
     "Policy", "PrivacyAssumptionWarning", "Result", "simulate", "make_checkpoints",
-    "testing", "evaluate", "Leaderboard",
+    "testing", "widgets", "evaluate", "Leaderboard",
 ]
