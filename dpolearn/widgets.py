@@ -151,22 +151,26 @@ class Choice(_Control):
         The default value (default: the first option's).
     description : str, optional
         The control's label (default: the drawing function's parameter name).
+    live_options : sequence, optional
+        The live drop-down's options, when the live kernel offers more than the static page
+        (default: ``options``).
     """
 
     kind = "select"
 
     def __init__(self, options: Sequence[Any], *, value: Any = None,
-                 description: Optional[str] = None):
+                 description: Optional[str] = None, live_options: Optional[Sequence[Any]] = None):
         if isinstance(options, (str, bytes)) or not hasattr(options, "__iter__"):
             raise TypeError(f"options must be a sequence, got {show(options)}")
         pairs = [o if isinstance(o, tuple) and len(o) == 2 else (_format(o), o) for o in options]
         if not pairs:
             raise ValueError("options must hold at least one option, got an empty sequence")
         super().__init__([v for _, v in pairs], value, description, [str(k) for k, _ in pairs])
+        self.live_options = list(pairs if live_options is None else live_options)
 
     def live_widget(self, name: str):
         widgets = _import_ipywidgets()
-        return widgets.Dropdown(options=list(zip(self.labels, self.values)), value=self.value,
+        return widgets.Dropdown(options=self.live_options, value=self.value,
                                 description=self.description or name)
 
 
