@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import pathlib
+import re
 
 import matplotlib
 
@@ -35,6 +36,8 @@ from test_browser import serve  # noqa: E402  (a local server; the browser fixtu
 
 import dpolearn as dpl  # noqa: E402
 from bookkit import figures as figure_audit  # noqa: E402
+from bookkit import myst  # noqa: E402
+from bookkit.book import ROOT, toc_files  # noqa: E402
 from bookkit.sphinx import figures as figures_ext  # noqa: E402
 from dpolearn import plotting  # noqa: E402
 
@@ -181,6 +184,46 @@ def test_style_of_uses_the_colour_blind_safe_palette_and_keeps_every_label_apart
     plotting.use_style()
     assert [c.upper() for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]] == [
         c.upper() for c in plotting.PALETTE]
+
+
+#: Colour words a caption must not use: the figures tell series apart by their legend labels
+#: (and a colour named in prose cannot be checked against the palette, nor seen by every reader).
+COLOUR_WORDS = re.compile(
+    r"\b(red|blue|green|orange|purple|pink|brown|gr[ae]y|black|white|yellow|cyan|magenta|"
+    r"violet|olive|teal|vermill?ion|reddish|bluish|greenish)\b", re.IGNORECASE)
+
+
+def _captions():
+    """``(chapter, line, caption)`` of every figure of the book: code cells' ``mystnb``
+    figure captions and ``{figure}`` directives, read by the book's MyST reader."""
+    out = []
+    for doc in toc_files():
+        path = ROOT / f"{doc}.md"
+        if not path.is_file():
+            continue
+        for block in myst.walk(myst.read(path.read_text(encoding="utf-8")).blocks):
+            caption = None
+            if isinstance(block, myst.CodeCell):
+                caption = ((block.metadata.get("mystnb") or {}).get("figure") or {}).get("caption")
+            elif isinstance(block, myst.Directive) and block.name == "figure":
+                caption = "\n".join(block.body)
+            if caption:
+                out.append((doc, block.line, str(caption)))
+    return out
+
+
+def test_captions_name_series_by_their_labels_never_by_colour():
+    captions = _captions()
+    assert len(captions) > 40                                 # the reader found the figures
+    named = [f"{doc}.md:{line}: {match.group(0)!r}"
+             for doc, line, caption in captions for match in COLOUR_WORDS.finditer(caption)]
+    assert named == [], "captions naming colours: " + "; ".join(named)
+
+
+def test_the_colour_word_check_catches_a_colour_in_a_caption():
+    assert COLOUR_WORDS.search("the red line is the bound")
+    assert COLOUR_WORDS.search("Grey band: 95% interval")
+    assert not COLOUR_WORDS.search("the dashed line, labelled \"bound\" in the legend")
 
 
 # ------------------------------------------------------------------ every experiment figure
