@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
+from test_browser import serve  # noqa: E402  (a local server; the browser fixture is conftest's)
 
 from bookkit import figures as figure_audit  # noqa: E402
 from dpolearn import plotting, widgets  # noqa: E402
@@ -104,3 +105,123 @@ def test_a_one_value_control_is_only_shown_live():
 def test_bad_input_is_rejected_naming_the_parameter(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ------------------------------------------------------------------ in the browser
+#: Every static widget of a page: its controls, the image it drives and that image's source.
+_WIDGETS_JS = """() => Array.from(document.querySelectorAll('div.dpl-widget')).map(w => {
+  const data = JSON.parse(w.querySelector('script.dpl-widget-data').textContent);
+  const target = data.target && document.getElementById(data.target);
+  return {id: w.id, target: data.target, found: !!(target && target.querySelector('img')),
+          controls: w.querySelectorAll('[data-axis]').length, settings: data.images.length};
+})"""
+
+_IMAGE_JS = """(id) => {
+  const w = document.getElementById(id);
+  const data = JSON.parse(w.querySelector('script.dpl-widget-data').textContent);
+  const t = data.target && document.getElementById(data.target);
+  const img = (t && t.querySelector('img')) || w.querySelector('img.dpl-widget-image');
+  return {src: img.currentSrc || img.src, loaded: img.complete && img.naturalWidth > 0,
+          alt: img.getAttribute('alt') || ''};
+}"""
+
+
+def check_static_widgets(page) -> tuple[list, int]:
+    """Move every control of every static widget on ``page`` (keyboard for a slider, a choice
+    for a drop-down) and check that the image it drives changes and loads; returns the
+    problems and the number of widgets."""
+    problems = []
+    widgets_found = page.evaluate(_WIDGETS_JS)
+    for w in widgets_found:
+        if w["target"] and not w["found"]:
+            problems.append(f"{w['id']}: no figure {w['target']!r} with an image on the page")
+            continue
+        for axis in range(w["controls"]):
+            control = page.locator(f"#{w['id']} [data-axis]").nth(axis)
+            before = page.evaluate(_IMAGE_JS, w["id"])
+            if control.evaluate("el => el.tagName") == "SELECT":
+                n = control.evaluate("el => el.options.length")
+                current = int(control.input_value())
+                control.select_option(index=(current + 1) % n)
+            else:
+                at_end = control.evaluate("el => el.value === el.max")
+                control.focus()
+                page.keyboard.press("Home" if at_end else "End")
+            page.wait_for_function(f"() => ({_IMAGE_JS})({w['id']!r}).loaded", timeout=10_000)
+            after = page.evaluate(_IMAGE_JS, w["id"])
+            if after["src"] == before["src"]:
+                problems.append(f"{w['id']}: moving control {axis} did not change the image")
+            if "setting:" not in after["alt"]:
+                problems.append(f"{w['id']}: the image's text alternative does not name the "
+                                f"setting: {after['alt'][:80]!r}")
+    return problems, len(widgets_found)
+
+
+def _duplicate_images(page) -> list:
+    srcs = page.evaluate("""() => Array.from(document.querySelectorAll('img'))
+        .filter(i => !i.closest('div.dpl-widget')).map(i => i.getAttribute('src'))""")
+    return sorted({s for s in srcs if srcs.count(s) > 1})
+
+
+def _page_with(widget_html: str) -> str:
+    figure = ('<figure id="fig-test-line"><img alt="a line" src="data:image/png;base64,'
+              + base64.b64encode(draw_png()).decode() + '"></figure>')
+    return f"<!doctype html><html><body>{figure}{widget_html}</body></html>"
+
+
+def draw_png() -> bytes:
+    fig = draw_line(1.0)
+    try:
+        return widgets._figure_png(fig)
+    finally:
+        plt.close(fig)
+
+
+def test_the_browser_check_moves_every_control_and_sees_the_image_change(browser, tmp_path):
+    good = widgets.interactive(draw_line, static=True, figure="fig-test-line",
+                               slope=widgets.Slider([0.5, 1.0, 2.0], value=1.0),
+                               colour=widgets.Choice(["blue", "orange"]))
+    (tmp_path / "good.html").write_text(_page_with(good._repr_html_()), encoding="utf-8")
+    frozen = widgets.interactive(draw_line, static=True, figure="fig-test-line",
+                                 slope=widgets.Slider([0.5, 1.0, 2.0], value=1.0))
+    frozen.images = [frozen.images[1]] * 3                     # every setting the same image
+    (tmp_path / "frozen.html").write_text(_page_with(frozen._repr_html_()), encoding="utf-8")
+    site, stop = serve(tmp_path)
+    page = browser.new_page()
+    try:
+        page.goto(site.root + "good.html")
+        assert check_static_widgets(page) == ([], 1)
+        page.goto(site.root + "frozen.html")
+        problems, n = check_static_widgets(page)
+        assert n == 1 and any("did not change the image" in p for p in problems)
+    finally:
+        page.close()
+        stop()
+
+
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_every_widget_changes_its_image_on_the_static_page_and_no_figure_is_shown_twice(
+        quick_book, browser):
+    site, stop = serve(quick_book.html)
+    page = browser.new_page()
+    found, problems = {}, []
+    try:
+        for path in sorted(quick_book.html.glob("book/*.html")):
+            if "dpl-widget" not in path.read_text(encoding="utf-8"):
+                continue
+            page.goto(site.root + f"book/{path.name}")
+            page_problems, n = check_static_widgets(page)
+            found[path.stem] = n
+            problems += [f"{path.stem}: {p}" for p in page_problems]
+            problems += [f"{path.stem}: image {src} shown twice"
+                         for src in _duplicate_images(page)]
+            if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
+                problems.append(f"{path.stem}: an ipywidgets view, which cannot run on the site")
+    finally:
+        page.close()
+        stop()
+    assert problems == []
+    # the widgets of the book: six in the first half, and lower_bounds, auditing, comparison
+    assert set(found) >= {"dp_primer", "private_ts", "continual_release", "gdp", "gdp_ts_ucb",
+                          "lazy_forgetting", "lower_bounds", "auditing", "comparison"}, found
