@@ -294,8 +294,10 @@ class Leaderboard:
                         else style_of(alg))
                 style = {**look, "lw": 2.6 if mine else 1.4, "zorder": 3 if mine else 2}
                 if len(cells) == 1 and cells[0]["epsilon"] is None:
-                    ax.axhline(cells[0]["result"].final_mean, label=f"{alg} (no ε)",
-                               **{**style, "linestyle": ":", "marker": None})
+                    # one level at every epsilon: dotted, with the algorithm's colour and marker
+                    # (two such levels may share a colour, never a marker)
+                    ax.plot(eps, np.full(eps.shape, cells[0]["result"].final_mean),
+                            label=f"{alg} (no ε)", **{**style, "linestyle": ":"})
                     continue
                 cells.sort(key=lambda c: c["epsilon"])
                 x = np.array([c["epsilon"] for c in cells])

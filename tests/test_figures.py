@@ -226,6 +226,21 @@ def test_the_colour_word_check_catches_a_colour_in_a_caption():
     assert not COLOUR_WORDS.search("the dashed line, labelled \"bound\" in the legend")
 
 
+def test_leaderboard_figure_keeps_every_series_apart():
+    """KL-UCB and DP-TS-UCB share a colour and run without epsilon: their levels differ by
+    marker."""
+    assert plotting.color_of("KL-UCB") == plotting.color_of("DP-TS-UCB")
+    board = dpl.evaluate(dpl.bandits.AnytimeLazyUCB, algorithms=["KL-UCB", "DP-TS-UCB", "UCB1"],
+                         instances=["2 arms, gap 0.1", "2 arms, gap 0.2"], epsilons=[0.5, 1.0],
+                         horizon=300, n_runs=2, audit=False)
+    fig = board.figure()
+    try:
+        assert figure_audit.series_clashes(fig) == []
+        assert len(figure_audit.series_styles(fig.axes[0])) == 4
+    finally:
+        plt.close(fig)
+
+
 # ------------------------------------------------------------------ every experiment figure
 @pytest.mark.parametrize("experiment", _figure_ids())
 def test_experiment_figure_is_legible_on_the_page(experiment):
