@@ -108,12 +108,16 @@ def test_bad_input_is_rejected_naming_the_parameter(call, error, match):
 
 
 # ------------------------------------------------------------------ in the browser
+#: Most bytes of images one widget may add to its page (base64 data URIs).
+MAX_WIDGET_BYTES = 2_000_000
+
 #: Every static widget of a page: its controls, the image it drives and that image's source.
 _WIDGETS_JS = """() => Array.from(document.querySelectorAll('div.dpl-widget')).map(w => {
   const data = JSON.parse(w.querySelector('script.dpl-widget-data').textContent);
   const target = data.target && document.getElementById(data.target);
   return {id: w.id, target: data.target, found: !!(target && target.querySelector('img')),
-          controls: w.querySelectorAll('[data-axis]').length, settings: data.images.length};
+          controls: w.querySelectorAll('[data-axis]').length, settings: data.images.length,
+          bytes: w.querySelector('script.dpl-widget-data').textContent.length};
 })"""
 
 _IMAGE_JS = """(id) => {
@@ -133,6 +137,9 @@ def check_static_widgets(page) -> tuple[list, int]:
     problems = []
     widgets_found = page.evaluate(_WIDGETS_JS)
     for w in widgets_found:
+        if w["bytes"] > MAX_WIDGET_BYTES:
+            problems.append(f"{w['id']}: {w['bytes']:,} bytes of images, more than "
+                            f"{MAX_WIDGET_BYTES:,}")
         if w["target"] and not w["found"]:
             problems.append(f"{w['id']}: no figure {w['target']!r} with an image on the page")
             continue
