@@ -421,7 +421,9 @@ def _plot_cyclic(data):
     b.plot(T, lb.wu2025_regret_lower_bound(K, eps, T), color="0.35", ls="-", lw=1.5,
            label="(b) LB(T), Thm 7")
     for noise, ls, mk in zip(("gumbel", "laplace", "exponential"), ("-", "--", ":"), "o^s"):
-        b.plot(T, data["exact_T"][noise], color=col, ls=ls, marker=mk, ms=4, markevery=0.2,
+        # each noise family in its mechanism's colour, line style and marker
+        b.plot(T, data["exact_T"][noise], color=style_of(noise.capitalize())["color"], ls=ls,
+               marker=mk, ms=4, markevery=0.2,
                label=f"(b) RNM-FTNL, {noise} 2/ε (exact)")
     b.set_xscale("log")
     b.set_yscale("log")
