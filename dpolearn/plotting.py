@@ -154,7 +154,9 @@ def mark_reference(*lines):
 
 
 def is_reference(line) -> bool:
-    """Whether ``line`` was marked by :func:`mark_reference`."""
+    """Whether ``line`` (a matplotlib Line2D) was marked by :func:`mark_reference`."""
+    if not hasattr(line, "get_gid"):
+        raise TypeError(f"line must be a matplotlib Line2D, got {show(line)}")
     return line.get_gid() == REFERENCE_GID
 
 

@@ -32,9 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ._validation import show
 
-__all__ = ["BOOK_BUILD_ENV", "MAX_IMAGES", "Slider", "Choice", "Fixed", "interactive",
-           "StaticWidget",
-           "in_book_build"]
+__all__ = ["BOOK_BUILD_ENV", "MAX_IMAGES", "Slider", "Choice", "Fixed", "interactive"]
 
 #: Environment variable the book build sets for every page it executes (the page's name).
 BOOK_BUILD_ENV = "DPOLEARN_FIGURE_PAGE"

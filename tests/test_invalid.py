@@ -787,6 +787,15 @@ CASES = {
     # ---------------------------------------------------------------- plotting
     "dpolearn.plotting.use_style": [(lambda: plotting.use_style("dark"), TypeError, "argument")],
     "dpolearn.plotting.color_of": [(lambda: plotting.color_of(3), TypeError, "label.*3")],
+    "dpolearn.plotting.mark_reference": [
+        (lambda: plotting.mark_reference("a line"), TypeError, "lines.*a line")],
+    "dpolearn.plotting.is_reference": [
+        (lambda: plotting.is_reference(3), TypeError, "line.*3")],
+    "dpolearn.widgets.Slider": [(lambda: dpl.widgets.Slider([2, 1]), ValueError, "values.*2, 1")],
+    "dpolearn.widgets.Choice": [(lambda: dpl.widgets.Choice("ab"), TypeError, "options.*ab")],
+    "dpolearn.widgets.Fixed": [(lambda: dpl.widgets.Fixed(1, live=3), TypeError, "live.*3")],
+    "dpolearn.widgets.interactive": [
+        (lambda: dpl.widgets.interactive(print, x=[1, 2]), TypeError, "control 'x'")],
     "dpolearn.plotting.style_of": [(lambda: plotting.style_of(None), TypeError, "label.*None")],
     "dpolearn.plotting.sweep_styles": [(lambda: plotting.sweep_styles(0), ValueError, "n.*0")],
     "dpolearn.plotting.subplots": [
