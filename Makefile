@@ -53,7 +53,7 @@ debian-deps:
 ## quick-scale book build).
 test: debian-deps $(STAMP)
 	$(BIN)/ruff check dpolearn bookkit tests tools benchmarks
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --durations=30
 
 ## Regenerate every figure and table at paper scale under results/.
 figures: $(STAMP)
