@@ -71,8 +71,14 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 def dependency_index() -> str:
-    """The package index this machine's pip uses (its configured extra index, e.g. a local
-    mirror), for the dependencies of the notebooks' install cell; PyPI when none is set."""
+    """The index for the dependencies of the notebooks' install cell: PyPI, as a reader's
+    machine has it, when this machine reaches it; else the index this machine's pip is
+    configured with (e.g. a local mirror)."""
+    try:
+        with urllib.request.urlopen(m2n.DEFAULT_DEPENDENCY_INDEX + "/numpy/", timeout=20):
+            return m2n.DEFAULT_DEPENDENCY_INDEX
+    except OSError:
+        pass
     proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True,
                           text=True)
     for line in proc.stdout.splitlines():
@@ -260,9 +266,9 @@ def fresh_venv(where: Path, dependency_index: str) -> tuple[Path, list[str]]:
 def test_a_fresh_venv_runs_a_notebook_from_the_site(site, tmp_path):
     """Only Jupyter (nbclient, ipykernel) in the venv: the primer's first cell installs dpolearn
     from the served index, and the whole notebook runs. On the newest Python here (3.13) when
-    the machine's package index serves the binary dependencies for it (this machine's offline
-    mirror has numpy, scipy and matplotlib wheels for 3.11 only), else the next one; the
-    interpreters passed over are printed."""
+    the dependency index serves the binary dependencies for it (PyPI does; this machine's
+    offline mirror has numpy, scipy and matplotlib wheels for 3.11 only), else the next one;
+    the interpreters passed over are printed."""
     base, _, manifest = site
     py, passed_over = fresh_venv(tmp_path, manifest["dependency_index"])
     print(f"fresh venv: {py}; passed over: {passed_over}")
