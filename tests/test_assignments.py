@@ -369,9 +369,10 @@ def test_public_checks_cell_runs_without_the_notebook_file(tmp_path, monkeypatch
             '    assert x == 2, f"x must be 2, got {x!r}\\n(two)"\n')
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         'import otter\ngrader = otter.Notebook("set1.ipynb")')])
-    nb.metadata["otter"] = {"tests": {"q1": test}}
+    nb.metadata["otter"] = {"tests": {"q1": test}, "OK_FORMAT": False}
     out = embed_public_checks(nb, "set1")
     assert "tests" not in out.metadata["otter"] and "otter.Notebook(\"" not in out.cells[0].source
+    assert "OK_FORMAT" not in out.metadata["otter"]       # otter run refuses one without the other
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     for cell in out.cells:

@@ -272,7 +272,9 @@ def embed_public_checks(nb: nbformat.NotebookNode, set_name: str) -> nbformat.No
     temporary folder and points ``grader`` there, so checks work under any file name and where
     the notebook is not a file (Colab)."""
     nb = copy.deepcopy(nb)
-    tests = nb.metadata.get("otter", {}).pop("tests", {})
+    otter_meta = nb.metadata.get("otter", {})
+    tests = otter_meta.pop("tests", {})
+    otter_meta.pop("OK_FORMAT", None)     # Otter requires both or neither
     setup = [c for c in nb.cells if c.cell_type == "code" and "otter.Notebook(" in c.source]
     if len(setup) != 1 or not tests:
         raise ValueError(f"{set_name}: expected one otter.Notebook cell and public tests")
