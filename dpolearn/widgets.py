@@ -357,7 +357,7 @@ def interactive(draw: Callable, *, figure: Optional[str] = None, alt: Optional[s
         The text alternative of the static form's own image (default: names the function).
     static : bool, optional
         Force the static (True) or the live (False) form; default: static exactly during the
-        book's build (:func:`in_book_build`).
+        book's build (``in_book_build()``, which reads :data:`BOOK_BUILD_ENV`).
     **controls : Slider or Choice
         One control per parameter of ``draw`` that the reader sets.
 

@@ -252,6 +252,7 @@ def claims(data, k: float = 2.0) -> List[Dict]:
     (i) eps = 500: DP-TS < Lazy-DP-TS < min(Anytime-Lazy-UCB, DP-SE);
     (ii) eps <= 1: Lazy-DP-TS < min(Anytime-Lazy-UCB, DP-SE);
     (iii) eps <= 1: DP-TS worse than the other three.
+
     DP-SE is the max form (the book's default); the sum form is reported alongside.
     """
     r = data["results"]
