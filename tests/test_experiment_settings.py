@@ -1,0 +1,74 @@
+"""Each paper experiment at a setting of its own: one small override per experiment runs, has
+its own cache entry (never the one of the default call) and draws; a bad override is refused,
+naming it, before anything runs."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import dpolearn as dpl
+from dpolearn.experiments import _cache
+
+
+def _entries(directory, id):
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith(f"{id}-quick-"))
+
+
+def run_and_draw(tmp_path, monkeypatch, id, **overrides):
+    """``run(id, "quick", **overrides)`` in an empty cache: the data, after checking that its
+    entry is not the default call's and that the figure draws."""
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    data = dpl.experiments.run(id, "quick", progress=False, **overrides)
+    default = _cache.entry_path(tmp_path, _cache.entry_key(id, "quick", "0", _cache.source_hash()))
+    entries = _entries(tmp_path, id)
+    assert len(entries) == 1 and entries[0] != default.name, (entries, default.name)
+    fig = dpl.experiments.figure(id, data)
+    assert fig.axes and any(ax.has_data() for ax in fig.axes)
+    plt.close(fig)
+    return data
+
+
+BAD = [
+    ("tossou2016-int-schedules", {"algorithms": ["UCB1"]}, ValueError,
+     "algorithms is not a setting of experiment 'tossou2016-int-schedules'"),
+    ("tossou2016-int-schedules", {"means": [0.5, 1.2]}, ValueError, "means must lie in"),
+    ("tossou2016-counter-error", {"epsilon": 0}, ValueError, "epsilon must be a finite number > 0"),
+    ("tossou2016-counter-error", {"stream_length": 1.5}, TypeError, "stream_length must be"),
+    ("tossou2016-counter-error", {"counters": ["ternary"]}, ValueError, "counters must hold"),
+]
+
+
+@pytest.mark.parametrize("id, overrides, error, needle", BAD)
+def test_a_bad_override_is_named_before_anything_runs(tmp_path, monkeypatch, id, overrides,
+                                                      error, needle):
+    monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
+    with pytest.raises(error) as info:
+        dpl.experiments.run(id, "quick", progress=False, **overrides)
+    assert needle in str(info.value)
+    assert not any(tmp_path.iterdir()), "nothing was computed"
+
+
+# ------------------------------------------------------------------ tossou2016
+def test_int_schedules_on_one_instance_at_one_epsilon(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "tossou2016-int-schedules", means=[0.7, 0.3],
+                        epsilons=[0.5], horizon=300, n_runs=2)
+    assert data["shape"] == (1, 1) and (data["horizon"], data["n_runs"]) == (300, 2)
+    panel, = data["panels"]
+    assert panel["target_epsilon"] == 0.5 and list(panel["means"]) == [0.7, 0.3]
+    assert [(name, sch) for name, sch, _ in panel["results"]] == [
+        ("UCB1", "fixed"), ("DP-UCB-INT", "fixed"), ("DP-UCB-INT", "lemmaB1_y"),
+        ("DP-UCB-INT", "lemmaB1_x")]
+    # pseudo-regret is at most T times the gap
+    assert all(res.final_mean <= 0.4 * 300 + 1e-9 for _, _, res in panel["results"])
+
+
+def test_counter_error_at_another_epsilon_scales_the_analytic_sd(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "tossou2016-counter-error", stream_length=64,
+                        n_streams=20, epsilon=0.5, counters=["hybrid (paper)", "binary"])
+    assert list(data["counters"]) == ["binary", "hybrid (paper)"]
+    assert data["epsilon"] == 0.5 and data["n"][-1] == 64 and data["n_streams"] == 20
+    # the binary counter's noise is pure Laplace of scale levels/epsilon: halving epsilon
+    # doubles its analytic sd exactly
+    base = dpl.experiments.tossou2016._counter_sd("binary", 64, 1.0)
+    assert np.allclose(data["counters"]["binary"]["sd"], 2 * base)
