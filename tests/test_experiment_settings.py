@@ -36,6 +36,12 @@ BAD = [
     ("tossou2016-counter-error", {"epsilon": 0}, ValueError, "epsilon must be a finite number > 0"),
     ("tossou2016-counter-error", {"stream_length": 1.5}, TypeError, "stream_length must be"),
     ("tossou2016-counter-error", {"counters": ["ternary"]}, ValueError, "counters must hold"),
+    ("hu2021-fullinfo", {"algorithms": ["FTRL"]}, ValueError, "algorithms must hold labels"),
+    ("hu2021-fullinfo", {"epsilons": [0.5, -1]}, ValueError, "epsilons must hold finite"),
+    ("hu2021-doubling-gap", {"Ks": [3, 64]}, ValueError, "Ks[1] must be <= 30"),
+    ("hu2021-doubling-gap", {"Ks": 5}, TypeError, "Ks must be a sequence"),
+    ("hu2021-lazy-schedule", {"epsilon": "1"}, TypeError, "epsilon must be a number > 0"),
+    ("hu2021-lazy-schedule", {"horizon": 1}, ValueError, "horizon must be >= 2"),
 ]
 
 
@@ -72,3 +78,34 @@ def test_counter_error_at_another_epsilon_scales_the_analytic_sd(tmp_path, monke
     # doubles its analytic sd exactly
     base = dpl.experiments.tossou2016._counter_sd("binary", 64, 1.0)
     assert np.allclose(data["counters"]["binary"]["sd"], 2 * base)
+
+
+# ------------------------------------------------------------------ hu2021 (the lazy schedule)
+def test_lazy_schedule_on_two_arms(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2021-lazy-schedule", means=[0.8, 0.2],
+                        epsilon=0.5, horizon=200)
+    assert data["epsilon"] == 0.5 and data["horizon"] == 200 and data["mu_tilde"].shape == (200, 2)
+    assert data["n_pulls"].sum() == 200
+    # each arm's batches double: a batch closes when the arm's pull count reaches 2^(r+1) - 1
+    for t, arm, r in data["closes"]:
+        assert np.sum(data["arms"][:t] == arm) == 2 ** (r + 1) - 1
+
+
+# ------------------------------------------------------------------ hu2021_fullinfo
+def test_fullinfo_on_another_instance(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2021-fullinfo", means=[0.3, 0.7],
+                        epsilons=[0.5], horizon=64, n_runs=2,
+                        algorithms=["Naive FTNL", "FTL"])
+    assert set(data["results"]) == {("FTL", None), ("Naive FTNL", 0.5)}
+    assert data["means"] == (0.3, 0.7) and (data["horizon"], data["n_runs"]) == (64, 2)
+    rows = dpl.experiments.get("hu2021-fullinfo").summary(data)
+    assert {r["panel"] for r in rows} == {"rewards 0.3, 0.7 (K=2)"}
+    # pseudo-regret is at most T times the gap
+    assert all(0 <= res.final_mean <= 0.4 * 64 + 1e-9 for res in data["results"].values())
+
+
+def test_doubling_gap_at_a_few_sizes(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2021-doubling-gap", Ks=[5, 3],
+                        algorithms=["Gumbel 2/ε"])
+    assert data["Ks"] == (3, 5) and set(data["eps_R"]) == {("Gumbel 2/ε", 3), ("Gumbel 2/ε", 5)}
+    assert all(v > 0 for v in data["eps_R"].values())
