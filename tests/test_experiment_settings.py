@@ -42,6 +42,14 @@ BAD = [
     ("hu2021-doubling-gap", {"Ks": 5}, TypeError, "Ks must be a sequence"),
     ("hu2021-lazy-schedule", {"epsilon": "1"}, TypeError, "epsilon must be a number > 0"),
     ("hu2021-lazy-schedule", {"horizon": 1}, ValueError, "horizon must be >= 2"),
+    ("wu2025-regret-vs-K", {"log2K_mc": [1, 17]}, ValueError, "log2K_mc[1] must be <= 16"),
+    ("wu2025-regret-vs-K", {"algorithms": ["Naive FTNL (Laplace K/ε)"]}, ValueError,
+     "algorithms must hold labels among"),
+    ("wu2025-regret-vs-eps", {"K": 1}, ValueError, "K must be >= 2"),
+    ("wu2025-regret-vs-eps", {"epsilons": [0.1, 0.1]}, ValueError, "must not repeat"),
+    ("wu2025-privacy", {"epsilon": float("inf")}, ValueError, "epsilon must be a finite"),
+    ("wu2025-resampling", {"ns": [0]}, ValueError, "ns[0] must be >= 1"),
+    ("wu2025-table1", {"horizon": 10}, ValueError, "takes no settings"),
 ]
 
 
@@ -109,3 +117,40 @@ def test_doubling_gap_at_a_few_sizes(tmp_path, monkeypatch):
                         algorithms=["Gumbel 2/ε"])
     assert data["Ks"] == (3, 5) and set(data["eps_R"]) == {("Gumbel 2/ε", 3), ("Gumbel 2/ε", 5)}
     assert all(v > 0 for v in data["eps_R"].values())
+
+
+# ------------------------------------------------------------------ wu2025
+def test_regret_vs_K_at_small_sizes(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "wu2025-regret-vs-K", log2K_tl=[2, 1],
+                        log2K_lin=[1, 3], log2K_mc=[1, 2], n_runs=3, epsilon=0.5,
+                        algorithms=["Gumbel 2/ε", "Laplace 2/ε"])
+    assert data["algorithms"] == ("Laplace 2/ε", "Gumbel 2/ε") and data["eps_mc"] == 0.5
+    assert set(data["exact"]) == {(f, n, K) for n in data["algorithms"]
+                                  for f, Ks in (("TL", (2, 4)), ("LIN", (2, 8))) for K in Ks}
+    assert set(data["mc"]) == {(n, K) for n in data["algorithms"] for K in (2, 4)}
+    rows = dpl.experiments.get("wu2025-regret-vs-K").summary(data)
+    assert all(r["epsilon"] == 0.5 and r["n_runs"] == 3 for r in rows) and len(rows) == 4
+
+
+def test_regret_vs_eps_at_few_epsilons(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "wu2025-regret-vs-eps", epsilons=[0.1, 1.0, 10.0],
+                        K=4, n_runs=2, algorithms=["Exp 2/ε"])
+    assert list(data["results"]) == ["Exp 2/ε"] and data["K"] == 4
+    assert [r.params["epsilon"] for r in data["results"]["Exp 2/ε"]] == [0.1, 1.0, 10.0]
+
+
+def test_privacy_at_another_epsilon(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "wu2025-privacy", epsilon=0.5,
+                        table_epsilons=[0.25], algorithms=["Laplace 2/ε", "Exp 1/ε (paper)"])
+    assert list(data["curves"]) == ["Laplace 2/ε", "Exp 1/ε (paper)"]
+    assert data["table_eps"] == (0.25,) and data["epsilon"] == 0.5
+    # Laplace noise of scale 2/ε on both scores keeps the privacy loss within ε
+    assert np.max(data["curves"]["Laplace 2/ε"]) <= 0.5 + 1e-9
+    assert data["table"]["Laplace 2/ε"][0] <= 0.25 + 1e-9
+
+
+def test_resampling_at_few_epsilons(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "wu2025-resampling", epsilons=[0.5, 5.0],
+                        ns=[3])
+    assert data["ns"] == (3,) and list(data["eps"]) == [0.5, 5.0]
+    assert data["curves"][("corrected", 3, True)].shape == (2,)
