@@ -50,6 +50,14 @@ BAD = [
     ("wu2025-privacy", {"epsilon": float("inf")}, ValueError, "epsilon must be a finite"),
     ("wu2025-resampling", {"ns": [0]}, ValueError, "ns[0] must be >= 1"),
     ("wu2025-table1", {"horizon": 10}, ValueError, "takes no settings"),
+    ("hu2025-fig3", {"alphas": [0.5, 1.5]}, ValueError, "alphas[1] must be a number in [0, 1]"),
+    ("hu2025-fig3", {"horizons": [100, 100]}, ValueError, "horizons must not repeat"),
+    ("hu2025-fig4", {"alphas": [True]}, TypeError, "alphas[0] must be a number"),
+    ("hu2025-fig5", {"b_grid": [0, 1]}, ValueError, "b_grid is not a setting of experiment"),
+    ("hu2025-fig6", {"b_grid": [-1]}, ValueError, "b_grid[0] must be >= 0"),
+    ("hu2025-fig7", {"algorithms": ["DP-TS-UCB"]}, ValueError, "algorithms must hold labels"),
+    ("hu2025-fig7", {"means": [0.5]}, ValueError, "means must describe K >= 2 arms"),
+    ("hu2025-table-eps-delta", {"horizon": 10.0}, TypeError, "horizon must be an integer"),
 ]
 
 
@@ -154,3 +162,52 @@ def test_resampling_at_few_epsilons(tmp_path, monkeypatch):
                         ns=[3])
     assert data["ns"] == (3,) and list(data["eps"]) == [0.5, 5.0]
     assert data["curves"][("corrected", 3, True)].shape == (2,)
+
+
+
+# ------------------------------------------------------------------ hu2025
+SMALL = {"means": [0.7, 0.3], "n_runs": 2}
+
+
+def test_hu2025_fig3_at_two_horizons_and_alphas(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2025-fig3", horizons=[200, 100],
+                        alphas=[1, 0], **SMALL)
+    assert list(data["T_grid"]) == [100, 200] and list(data["alphas"]) == [0.0, 1.0]
+    assert data["final_mean"].shape == (2, 2) and data["means"] == (0.7, 0.3)
+    assert [r.params["alpha"] for r in data["results"][200]] == [0.0, 1.0]
+
+
+def test_hu2025_fig4_reads_figure_3_at_its_horizon(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2025-fig4", horizon=200, alphas=[0.5, 1.0],
+                        **SMALL)
+    assert data["T"] == 200 and len(data["dpts"]) == len(data["mtsg"]) == 2
+    # the DP-TS-UCB runs at T are those of Figure 3 on any grid ending at T (same seeds)
+    fig3 = dpl.experiments.run("hu2025-fig3", "quick", progress=False, horizons=[50, 200],
+                               alphas=[0.5, 1.0], **SMALL)
+    for mine, theirs in zip(data["dpts"], fig3["results"][200]):
+        assert np.array_equal(mine.regret, theirs.regret)
+
+
+def test_hu2025_fig6_at_two_pre_pull_counts(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2025-fig6", horizon=200, b_grid=[5, 0],
+                        **SMALL)
+    assert list(data["b"]) == [0, 5]
+    assert [r.params["b"] for r in data["results"][1.0]] == [0, 5]
+
+
+def test_hu2025_fig7_and_its_figure_5_at_a_small_setting(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2025-fig7", horizon=200, epsilon=1.0,
+                        algorithms=["DP-SE"], **SMALL)
+    assert data["T"] == 200 and data["eps"] == 1.0 and data["means"] == (0.7, 0.3)
+    base, = data["baselines"]
+    assert base.label == "DP-SE" and base.horizon == 200
+    assert {r["panel"] for r in dpl.experiments.get("hu2025-fig7").summary(data)} == {
+        "alpha=0", "alpha=1", "eps=1"}
+    assert _entries(tmp_path, "hu2025-fig5") and _entries(tmp_path, "hu2025-fig6")
+
+
+def test_hu2025_table_at_another_horizon(tmp_path, monkeypatch):
+    data = run_and_draw(tmp_path, monkeypatch, "hu2025-table-eps-delta", horizon=10**4,
+                        alphas=[0.0, 0.5])
+    assert data["T"] == 10**4 and [row["alpha"] for row in data["rows"]] == [0.0, 0.5]
+    assert list(data["log_delta"]) == [0.0, 0.5]
