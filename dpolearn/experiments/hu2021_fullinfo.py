@@ -19,6 +19,8 @@ from .catalogue import experts_style, make_policy
 from .engine import checkpoints
 from .registry import derive_seed, parallel_map, register, regret_rows
 
+__all__ = ["COMPARISON_MEANS", "DG_SETTINGS", "SETTINGS", "doubling_gap"]
+
 #: Rewards (Hu et al. maximise rewards): the means of their bandit runs, with the best action
 #: last so that neither FTL's lowest-index tie-break nor the "first action" start is handed it.
 COMPARISON_MEANS = (0.25, 0.375, 0.5, 0.625, 0.75)

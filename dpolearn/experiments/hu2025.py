@@ -33,6 +33,9 @@ from .catalogue import make_policy
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
+__all__ = ["ALPHAS", "BASELINES", "B_GRID", "MEANS", "SETTINGS", "best_b", "eps_delta_table",
+           "sizes"]
+
 MEANS = (0.95, 0.75, 0.55, 0.35, 0.15)
 ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 B_GRID = (0, 1, 500, 1000, 2000, 5000, 100000)      # Appendix E.1
