@@ -1,6 +1,6 @@
 """Each paper experiment at a setting of its own: one small override per experiment runs, has
-its own cache entry (never the one of the default call) and draws; a bad override is refused,
-naming it, before anything runs."""
+its own cache entry (never the one of the default call) and draws a legible figure; a bad
+override is refused, naming it, before anything runs."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dpolearn as dpl
+from bookkit import figures as figure_audit
 from dpolearn.experiments import _cache
 
 
@@ -17,7 +18,8 @@ def _entries(directory, id):
 
 def run_and_draw(tmp_path, monkeypatch, id, **overrides):
     """``run(id, "quick", **overrides)`` in an empty cache: the data, after checking that its
-    entry is not the default call's and that the figure draws."""
+    entry is not the default call's and that the figure draws and passes the legibility check
+    every book figure passes."""
     monkeypatch.setenv("DPOLEARN_CACHE", str(tmp_path))
     data = dpl.experiments.run(id, "quick", progress=False, **overrides)
     default = _cache.entry_path(tmp_path, _cache.entry_key(id, "quick", "0", _cache.source_hash()))
@@ -25,6 +27,7 @@ def run_and_draw(tmp_path, monkeypatch, id, **overrides):
     assert len(entries) == 1 and entries[0] != default.name, (entries, default.name)
     fig = dpl.experiments.figure(id, data)
     assert fig.axes and any(ax.has_data() for ax in fig.axes)
+    assert figure_audit.legibility_problems(fig) == [], id
     plt.close(fig)
     return data
 
