@@ -25,8 +25,8 @@ from .catalogue import make_policy
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
 
-__all__ = ["ALGORITHMS", "EPSILONS", "SETTINGS", "SWEEP_EPS", "SWEEP_MEANS", "claims",
-           "plot_log"]
+__all__ = ["ALGORITHMS", "EPSILONS", "SCHEDULE_SETTINGS", "SETTINGS", "SWEEP_EPS", "SWEEP_MEANS",
+           "claims", "plot_log"]
 
 SETTINGS = {1: (0.75, 0.625, 0.5, 0.375, 0.25), 2: (0.5, 0.4, 0.4, 0.4, 0.4)}
 EPSILONS = (0.25, 0.5, 1.0)
@@ -209,13 +209,23 @@ register("hu2021-fig2", title="Figure 2: cumulative regret, setting 2 (0.5, 0.4,
 # hu2021-lazy-schedule: one run drawn pull by pull
 # ---------------------------------------------------------------------------------------------
 _SCHEDULE_T = {"quick": 3000, "paper": 3000}
+_SCHEDULE_EPS = 1.0
+
+#: What ``run("hu2021-lazy-schedule", scale, **overrides)`` may change.
+SCHEDULE_SETTINGS = (
+    Setting("means", _settings.means, SETTINGS[1], "Bernoulli arm means of the instance."),
+    Setting("epsilon", _settings.positive_float, _SCHEDULE_EPS,
+            "The privacy parameter of Anytime-Lazy-UCB."),
+    Setting("horizon", _settings.horizon, _SCHEDULE_T, "Rounds of the run."),
+)
 
 
-def _schedule(scale, seed, jobs, progress):
-    horizon = _SCHEDULE_T[scale]
-    means = np.array(SETTINGS[1])
+def _schedule(scale, seed, jobs, progress, means=SETTINGS[1], epsilon=_SCHEDULE_EPS,
+              horizon=None):
+    horizon = horizon or _SCHEDULE_T[scale]
+    means = np.array(means)
     K = len(means)
-    policy = make_policy("Anytime-Lazy-UCB", 1.0, preset="hu2021")
+    policy = make_policy("Anytime-Lazy-UCB", epsilon, preset="hu2021")
     rng_p, rng_e = (np.random.default_rng(s) for s in
                     derive_seed("hu2021-lazy-schedule", seed).spawn(2))
     policy.reset(1, K, rng_p)
@@ -233,7 +243,7 @@ def _schedule(scale, seed, jobs, progress):
         batch[t - 1] = int(n).bit_length() - 1  # pull n is in batch floor(log2 n)
         mu_path[t - 1] = policy.mean_.mu_tilde[0]
     return {"arms": arms, "batch": batch, "closes": np.array(closes), "mu_tilde": mu_path,
-            "means": means, "horizon": horizon, "epsilon": 1.0,
+            "means": means, "horizon": horizon, "epsilon": epsilon,
             "batch_size": policy.mean_.batch_size[0].copy(),
             "n_pulls": policy.mean_.n_pulls[0].copy()}
 
@@ -277,7 +287,7 @@ def _plot_schedule(data):
 
 
 register("hu2021-lazy-schedule", title="The lazy doubling schedule of Anytime-Lazy-UCB, one run",
-         plot=_plot_schedule, chapter="lazy_forgetting")(_schedule)
+         plot=_plot_schedule, chapter="lazy_forgetting", settings=SCHEDULE_SETTINGS)(_schedule)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,4 +383,7 @@ setting gets its own cache entry). ``hu2021-regret``:
 setting) instead of ``instances``, and the same ``epsilons`` (one panel each), ``horizon``,
 ``n_runs`` and ``algorithms``. ``hu2021-eps-sweep``:
 
-{_settings.describe(SWEEP_SETTINGS)}"""
+{_settings.describe(SWEEP_SETTINGS)}
+``hu2021-lazy-schedule``:
+
+{_settings.describe(SCHEDULE_SETTINGS)}"""

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ..envs import BernoulliExperts
 from ..fullinfo.epoch_sim import exact_regret_deterministic
 from ..plotting import regret, shared_legend, subplots
 from ..simulate import simulate
+from . import _settings
+from ._settings import Setting
 from .catalogue import experts_style, make_policy
 from .engine import checkpoints
 from .registry import derive_seed, parallel_map, register, regret_rows
+
+__all__ = ["COMPARISON_MEANS", "DG_SETTINGS", "SETTINGS", "doubling_gap"]
 
 #: Rewards (Hu et al. maximise rewards): the means of their bandit runs, with the best action
 #: last so that neither FTL's lowest-index tie-break nor the "first action" start is handed it.
@@ -37,24 +42,46 @@ def _policy(name, eps):
     return make_policy(_CATALOGUE_LABEL[name], eps)
 
 
+#: What ``run("hu2021-fullinfo", scale, **overrides)`` may change.
+SETTINGS = (
+    Setting("means", _settings.means, COMPARISON_MEANS,
+            "Mean rewards of the K >= 2 actions (Bernoulli)."),
+    Setting("epsilons", _settings.epsilons, {s: c["eps"] for s, c in _SIZES.items()},
+            "Privacy parameters of the private algorithms, one panel each."),
+    Setting("horizon", _settings.horizon, {s: c["horizon"] for s, c in _SIZES.items()},
+            "Rounds per run."),
+    Setting("n_runs", _settings.n_runs, {s: c["n_runs"] for s, c in _SIZES.items()},
+            "Runs per curve."),
+    Setting("algorithms", _settings.algorithms(_NAMES), _NAMES,
+            f"The algorithms, among {list(_NAMES)} (FTL and Hedge are not private)."),
+)
+
+
 def _one(task):
-    name, eps, horizon, n_runs, seed = task
-    env = BernoulliExperts(COMPARISON_MEANS, kind="reward")
+    name, eps, means, horizon, n_runs, seed = task
+    env = BernoulliExperts(means, kind="reward")
     return simulate(_policy(name, eps), env, horizon, n_runs, seed=seed,
                     checkpoints=checkpoints(horizon, log=100),
                     progress=False)
 
 
-def _compute(scale, seed, jobs, progress):
-    cfg = _SIZES[scale]
+def _compute(scale, seed, jobs, progress, means=COMPARISON_MEANS, epsilons=None, horizon=None,
+             n_runs=None, algorithms=_NAMES):
+    cfg = dict(_SIZES[scale])
+    for key, value in (("eps", epsilons), ("horizon", horizon), ("n_runs", n_runs)):
+        if value is not None:
+            cfg[key] = value
     tasks = []
-    for name in _NAMES:
+    for name in algorithms:
         private = name not in ("FTL", "Hedge")
         for eps in (cfg["eps"] if private else (None,)):
-            tasks.append((name, eps, cfg["horizon"], cfg["n_runs"],
+            tasks.append((name, eps, means, cfg["horizon"], cfg["n_runs"],
                           derive_seed("hu2021-fullinfo", name, eps, seed)))
     out = parallel_map(_one, tasks, jobs)
-    return {"results": {(t[0], t[1]): r for t, r in zip(tasks, out)}, **cfg}
+    data = {"results": {(t[0], t[1]): r for t, r in zip(tasks, out)}, **cfg}
+    if means != COMPARISON_MEANS:
+        data["means"] = means
+    return data
 
 
 def _plot(data):
@@ -78,14 +105,16 @@ def _plot(data):
 
 def _summary(data):
     rows = []
+    means = data.get("means", COMPARISON_MEANS)
+    panel = ("rewards 0.25 to 0.75 (K=5)" if means == COMPARISON_MEANS else
+             f"rewards {', '.join(f'{m:g}' for m in means)} (K={len(means)})")
     for (name, eps), res in data["results"].items():
-        rows += regret_rows("hu2021-fullinfo", "rewards 0.25 to 0.75 (K=5)", [res],
-                            epsilon=eps, variant=name)
+        rows += regret_rows("hu2021-fullinfo", panel, [res], epsilon=eps, variant=name)
     return rows
 
 
 register("hu2021-fullinfo", title="RNM-FTNL, naive FTNL, FTL and Hedge on Bernoulli rewards",
-         plot=_plot, summary=_summary, chapter="experts_experiments")(_compute)
+         plot=_plot, summary=_summary, chapter="experts_experiments", settings=SETTINGS)(_compute)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,9 +143,28 @@ def _dg_task(task):
     return eps * exact_regret_deterministic(mu, epsilon=eps, noise=noise, noise_factor=scale)
 
 
-def _dg(scale, seed, jobs, progress):
-    Ks = _DG_K[scale]
-    tasks = [(n, K) for n in _DG_NAMES for K in Ks]
+def _numbers_of_actions(name, value):
+    """Distinct numbers of actions K in [2, 30], in increasing order."""
+    items = _settings.sequence(name, value, "numbers of actions K in [2, 30]")
+    ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=2, maximum=30)
+               for i, k in enumerate(items))
+    if len(set(ks)) != len(ks):
+        raise ValueError(f"{name} must not repeat a value, got {value!r}")
+    return tuple(sorted(ks))
+
+
+#: What ``run("hu2021-doubling-gap", scale, **overrides)`` may change.
+DG_SETTINGS = (
+    Setting("Ks", _numbers_of_actions, _DG_K,
+            "Numbers of actions K (the instance has K - 1 gap brackets; K <= 30)."),
+    Setting("algorithms", _settings.algorithms(tuple(_DG_NAMES)), tuple(_DG_NAMES),
+            f"The noise variants, among {list(_DG_NAMES)}."),
+)
+
+
+def _dg(scale, seed, jobs, progress, Ks=None, algorithms=tuple(_DG_NAMES)):
+    Ks = Ks or _DG_K[scale]
+    tasks = [(n, K) for n in algorithms for K in Ks]
     vals = parallel_map(_dg_task, tasks, jobs)
     return {"Ks": Ks, "eps_R": {t: v for t, v in zip(tasks, vals)}}
 
@@ -125,7 +173,7 @@ def _dg_plot(data):
     fig, axes = subplots()
     ax = axes[0, 0]
     Ks = np.array(data["Ks"])
-    for name in _DG_NAMES:
+    for name in dict.fromkeys(n for n, _ in data["eps_R"]):
         v = np.array([data["eps_R"][(name, K)] for K in Ks])
         ax.plot(Ks, v, ms=4, label=name, **experts_style(_DG_STYLE_KEY[name]))
     ax.plot(Ks, 6 * np.log(Ks), "k:", lw=1.5, label="6 ln K")
@@ -143,4 +191,15 @@ _DG_STYLE_KEY = {"Laplace 1/ε (Hu et al.)": "RNM-FTNL (hu2021 preset)",
 
 
 register("hu2021-doubling-gap", title="Exact regret of RNM-FTNL on the doubling-gap instance",
-         plot=_dg_plot, chapter="experts_experiments")(_dg)
+         plot=_dg_plot, chapter="experts_experiments", settings=DG_SETTINGS)(_dg)
+
+__doc__ += f"""
+.. rubric:: Settings
+
+``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
+setting gets its own cache entry). ``hu2021-fullinfo``:
+
+{_settings.describe(SETTINGS)}
+``hu2021-doubling-gap``:
+
+{_settings.describe(DG_SETTINGS)}"""

@@ -11,8 +11,12 @@ Figure 5 reuses the M-TS-Gaussian sweep of Figure 6, through the cached ``run`` 
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
+from .._validation import check_positive_int, show
 from ..bandits.dp_ts_ucb import (
     DPTSUCB,
     dp_ts_ucb_gdp,
@@ -23,15 +27,21 @@ from ..bandits.dp_ts_ucb import (
 from ..envs import BernoulliBandit
 from ..gdp import gdp_delta, gdp_epsilon, gdp_log_delta, pure_dp_to_gdp
 from ..plotting import errorbar, regret, shared_legend, style_of, subplots, sweep_styles
+from . import _settings
+from ._settings import Setting
 from .catalogue import make_policy
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows, run
+
+__all__ = ["ALPHAS", "BASELINES", "B_GRID", "MEANS", "SETTINGS", "best_b", "eps_delta_table",
+           "sizes"]
 
 MEANS = (0.95, 0.75, 0.55, 0.35, 0.15)
 ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 B_GRID = (0, 1, 500, 1000, 2000, 5000, 100000)      # Appendix E.1
 PAPER_BEST = {0.0: (1, 1.178), 1.0: (2000, 60.46)}  # Section 5.3: b and c the paper chose
 EPS_BASELINES = 0.5                                 # Appendix E.2
+BASELINES = ("DP-SE", "Anytime-Lazy-UCB", "Lazy-DP-TS")   # the (eps, 0)-DP algorithms of E.2
 #: per scale: horizons of Figure 3 (the last is T for Figures 4-7) and runs per configuration
 SIZES = {"quick": ((10**3, 3 * 10**3, 10**4), 10),
          "paper": ((10**3, 10**4, 10**5, 10**6), 20)}
@@ -42,6 +52,77 @@ def sizes(scale):
     """``(T_grid, T, n_runs)`` of a scale."""
     grid, n_runs = SIZES[scale]
     return grid, grid[-1], n_runs
+
+
+def _increasing(name, value, what, check_one):
+    """Distinct values, each checked by ``check_one(name[i], v)``, in increasing order."""
+    items = _settings.sequence(name, value, what)
+    out = tuple(check_one(f"{name}[{i}]", v) for i, v in enumerate(items))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} must not repeat a value, got {show(value)}")
+    return tuple(sorted(out))
+
+
+def _alpha(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in [0, 1], got {show(value)}")
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number in [0, 1], got {show(value)}")
+    return float(value)
+
+
+def _alphas(name, value):
+    """Distinct alphas of DP-TS-UCB in [0, 1], in increasing order."""
+    return _increasing(name, value, "alphas in [0, 1]", _alpha)
+
+
+def _horizons(name, value):
+    """Distinct horizons T >= 2, in increasing order."""
+    return _increasing(name, value, "horizons T >= 2", _settings.horizon)
+
+
+def _pre_pulls(name, value):
+    """Distinct numbers of pre-pulls b >= 0 of M-TS-Gaussian, in increasing order."""
+    return _increasing(name, value, "numbers of pre-pulls b >= 0",
+                       lambda n, v: check_positive_int(n, v, minimum=0))
+
+
+_MEANS = Setting("means", _settings.means, MEANS, "Bernoulli arm means of the instance.")
+_HORIZON = Setting("horizon", _settings.horizon, {s: sizes(s)[1] for s in SIZES},
+                   "The horizon T.")
+_N_RUNS = Setting("n_runs", _settings.n_runs, {s: sizes(s)[2] for s in SIZES},
+                  "Runs per configuration.")
+_ALPHAS = Setting("alphas", _alphas, ALPHAS, "The alphas of DP-TS-UCB, in [0, 1].")
+#: What ``run(id, scale, **overrides)`` may change, per experiment id.
+SETTINGS = {
+    "hu2025-fig3": (_MEANS, Setting("horizons", _horizons, {s: SIZES[s][0] for s in SIZES},
+                                    "The horizons T (the x axis)."), _N_RUNS, _ALPHAS),
+    "hu2025-fig4": (_MEANS, _HORIZON, _N_RUNS, _ALPHAS),
+    "hu2025-fig6": (_MEANS, _HORIZON, _N_RUNS,
+                    Setting("b_grid", _pre_pulls, B_GRID,
+                            "The pre-pulls b of M-TS-Gaussian swept (c matched to each).")),
+    "hu2025-fig5": (_MEANS, _HORIZON, _N_RUNS),
+    "hu2025-fig7": (_MEANS, _HORIZON, _N_RUNS,
+                    Setting("epsilon", _settings.positive_float, EPS_BASELINES,
+                            "The privacy parameter of the (eps, 0)-DP algorithms."),
+                    Setting("algorithms", _settings.algorithms(BASELINES), BASELINES,
+                            f"The (eps, 0)-DP algorithms added to Figure 5, among "
+                            f"{list(BASELINES)}.")),
+    "hu2025-table-eps-delta": (Setting("horizon", _settings.horizon, 10**6, "The horizon T."),
+                               _ALPHAS),
+}
+
+
+def _halves(alphas):
+    """The alpha grid cut in two batches (the longest runs), so that --jobs 2 keeps both cores
+    busy."""
+    cut = (len(alphas) + 1) // 2
+    return tuple(h for h in (alphas[:cut], alphas[cut:]) if h)
+
+
+def _overrides(**values):
+    """The keyword overrides of a nested ``run``: those given (not None)."""
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _checkpoints(T):
@@ -57,11 +138,11 @@ def _task(task):
     M-TS-Gaussian) or the label of an (eps, 0)-DP baseline of Appendix E.2. Each Result records
     its configuration and T in ``params`` and the guarantee of that configuration alone.
     """
-    kind, T, n_runs, params, seed = task
+    kind, means, T, n_runs, params, seed = task
     # a fresh copy: spawning children mutates a SeedSequence, and a reused task must give the
     # same result whether it runs here or in a worker process
     seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
-    env = BernoulliBandit(MEANS)
+    env = BernoulliBandit(means)
     if kind == "dpts":                                   # alpha sweep of DP-TS-UCB
         cells = [dict(alpha=float(a)) for a in np.asarray(params["alpha"], dtype=float)]
         label = "DP-TS-UCB"
@@ -70,13 +151,14 @@ def _task(task):
                  zip(np.asarray(params["b"], dtype=np.int64), np.asarray(params["c"], dtype=float))]
         label = "M-TS-Gaussian"
     else:                                                # an (eps, 0)-DP baseline
-        cells = [dict(epsilon=EPS_BASELINES)]
+        eps = params.get("epsilon", EPS_BASELINES)
+        cells = [dict(epsilon=eps)]
         label = kind
 
     def policy(cols):
         if kind in ("dpts", "mtsg"):
             return make_policy(label, horizon=T, preset="hu2025", **cols)
-        return make_policy(label, EPS_BASELINES, T, preset="hu2025")
+        return make_policy(label, eps, T, preset="hu2025")
 
     def guarantee(cell):                 # the configuration's own (scalar) guarantee
         return make_policy(label, horizon=T, preset="hu2025", **cell).guarantee
@@ -88,16 +170,20 @@ def _task(task):
 
 # ------------------------------------------------------------------ Figure 3
 #: the alpha grid cut in two batches for the longest runs, so that --jobs 2 keeps both cores busy
-ALPHA_HALVES = (ALPHAS[:3], ALPHAS[3:])
+ALPHA_HALVES = _halves(ALPHAS)
 
 
-def _fig3_compute(scale, seed, jobs, progress):
-    grid, T_max, n_runs = sizes(scale)
+def _fig3_compute(scale, seed, jobs, progress, means=MEANS, horizons=None, n_runs=None,
+                  alphas=ALPHAS):
+    grid, T_max, default_runs = sizes(scale)
+    if horizons is not None:
+        grid, T_max = horizons, horizons[-1]
+    n_runs = n_runs or default_runs
     tasks, owner = [], []
     for T in grid:
-        halves = ALPHA_HALVES if T == T_max else (ALPHAS,)
-        for h, alphas in enumerate(halves):
-            tasks.append(("dpts", T, n_runs, dict(alpha=alphas),
+        halves = _halves(alphas) if T == T_max else (alphas,)
+        for h, part in enumerate(halves):
+            tasks.append(("dpts", means, T, n_runs, dict(alpha=part),
                           derive_seed("hu2025", "dpts", T, h, seed)))
             owner.append(int(T))
     out = parallel_map(_task, tasks, jobs)
@@ -107,10 +193,13 @@ def _fig3_compute(scale, seed, jobs, progress):
     final_mean = np.array([[r.final_mean for r in results[T]] for T in grid])
     final_se = np.array([[r.final_se for r in results[T]] for T in grid])
     T_fine = np.unique(np.geomspace(grid[0], 10**7, 60).astype(np.int64))
-    eta = np.array([[dp_ts_ucb_gdp(int(T), a) for a in ALPHAS] for T in T_fine])
-    return {"T_grid": np.asarray(grid), "alphas": np.asarray(ALPHAS), "results": results,
+    eta = np.array([[dp_ts_ucb_gdp(int(T), a) for a in alphas] for T in T_fine])
+    data = {"T_grid": np.asarray(grid), "alphas": np.asarray(alphas), "results": results,
             "final_mean": final_mean, "final_se": final_se, "T_fine": T_fine, "eta": eta,
             "n_runs": n_runs}
+    if means != MEANS:
+        data["means"] = means
+    return data
 
 
 def _fig3_plot(data):
@@ -142,20 +231,36 @@ def _fig3_summary(data):
 
 
 register("hu2025-fig3", title="DP-TS-UCB: regret and GDP level against alpha and T (Fig. 3)",
-         plot=_fig3_plot, summary=_fig3_summary, chapter=_CHAPTER)(_fig3_compute)
+         plot=_fig3_plot, summary=_fig3_summary, chapter=_CHAPTER,
+         settings=SETTINGS["hu2025-fig3"])(_fig3_compute)
 
 
 # ------------------------------------------------------------------ Figure 4
-def _fig4_compute(scale, seed, jobs, progress):
-    _, T, n_runs = sizes(scale)
-    fig3 = run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress)
-    c = 5.0 * np.log(T) ** np.asarray(ALPHAS)            # same regret bound as DP-TS-UCB(alpha)
-    tasks = [("mtsg", T, n_runs, dict(b=[0] * len(h), c=5.0 * np.log(T) ** np.asarray(h)),
-              derive_seed("hu2025", "fig4", k, seed)) for k, h in enumerate(ALPHA_HALVES)]
+def _fig3_at(scale, seed, jobs, progress, means, horizon, n_runs, alphas=None):
+    """The DP-TS-UCB runs of Figure 3 at T: the paper's grid when nothing is overridden (its
+    cache entry), else Figure 3 at this one horizon (the same runs at T: same seeds)."""
+    if means is None and horizon is None and n_runs is None and alphas is None:
+        return run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress)
+    return run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress,
+               horizons=[horizon or sizes(scale)[1]],
+               **_overrides(means=means, n_runs=n_runs, alphas=alphas))
+
+
+def _fig4_compute(scale, seed, jobs, progress, means=None, horizon=None, n_runs=None,
+                  alphas=None):
+    _, T, default_runs = sizes(scale)
+    fig3 = _fig3_at(scale, seed, jobs, progress, means, horizon, n_runs, alphas)
+    T, n_runs = horizon or T, n_runs or default_runs
+    alphas = alphas or ALPHAS
+    c = 5.0 * np.log(T) ** np.asarray(alphas)            # same regret bound as DP-TS-UCB(alpha)
+    tasks = [("mtsg", means or MEANS, T, n_runs,
+              dict(b=[0] * len(h), c=5.0 * np.log(T) ** np.asarray(h)),
+              derive_seed("hu2025", "fig4", k, seed)) for k, h in enumerate(_halves(alphas))]
     mtsg = sum(parallel_map(_task, tasks, jobs), [])
-    return {"alphas": np.asarray(ALPHAS), "T": T, "dpts": fig3["results"][T], "mtsg": mtsg,
-            "c": c, "eta_dpts": np.array([dp_ts_ucb_gdp(T, a) for a in ALPHAS]),
-            "eta_mtsg": np.asarray(mts_gaussian_gdp(T, 0, c))}
+    return {"alphas": np.asarray(alphas), "T": T, "dpts": fig3["results"][T], "mtsg": mtsg,
+            "c": c, "eta_dpts": np.array([dp_ts_ucb_gdp(T, a) for a in alphas]),
+            "eta_mtsg": np.asarray(mts_gaussian_gdp(T, 0, c)),
+            **({} if means is None else {"means": means})}
 
 
 def _fig4_plot(data):
@@ -184,20 +289,26 @@ def _fig4_summary(data):
 
 
 register("hu2025-fig4", title="DP-TS-UCB vs M-TS-Gaussian with the same regret bound (Fig. 4)",
-         plot=_fig4_plot, summary=_fig4_summary, chapter=_CHAPTER)(_fig4_compute)
+         plot=_fig4_plot, summary=_fig4_summary, chapter=_CHAPTER,
+         settings=SETTINGS["hu2025-fig4"])(_fig4_compute)
 
 
 # ------------------------------------------------------------------ Figure 6
-def _fig6_compute(scale, seed, jobs, progress):
-    _, T, n_runs = sizes(scale)
+def _fig6_compute(scale, seed, jobs, progress, means=MEANS, horizon=None, n_runs=None,
+                  b_grid=B_GRID):
+    _, T, default_runs = sizes(scale)
+    T, n_runs = horizon or T, n_runs or default_runs
     tasks, cs = [], {}
     for a in (0.0, 1.0):
-        cs[a] = np.asarray(match_c(T, a, np.asarray(B_GRID)))   # same GDP as DP-TS-UCB(alpha)
-        tasks.append(("mtsg", T, n_runs, dict(b=B_GRID, c=cs[a]),
+        cs[a] = np.asarray(match_c(T, a, np.asarray(b_grid)))   # same GDP as DP-TS-UCB(alpha)
+        tasks.append(("mtsg", means, T, n_runs, dict(b=b_grid, c=cs[a]),
                       derive_seed("hu2025", "fig6", a, seed)))
     out = parallel_map(_task, tasks, jobs)
-    return {"T": T, "b": np.asarray(B_GRID), "c": cs, "results": dict(zip((0.0, 1.0), out)),
+    data = {"T": T, "b": np.asarray(b_grid), "c": cs, "results": dict(zip((0.0, 1.0), out)),
             "eta": {a: dp_ts_ucb_gdp(T, a) for a in (0.0, 1.0)}}
+    if means != MEANS:
+        data["means"] = means
+    return data
 
 
 def best_b(data, alpha):
@@ -229,15 +340,19 @@ def _fig6_summary(data):
 
 
 register("hu2025-fig6", title="M-TS-Gaussian parameter sweep at matched GDP (Fig. 6)",
-         plot=_fig6_plot, summary=_fig6_summary, chapter=_CHAPTER)(_fig6_compute)
+         plot=_fig6_plot, summary=_fig6_summary, chapter=_CHAPTER,
+         settings=SETTINGS["hu2025-fig6"])(_fig6_compute)
 
 
 # ------------------------------------------------------------------ Figure 5
-def _fig5_compute(scale, seed, jobs, progress):
-    _, T, _ = sizes(scale)
-    fig3 = run("hu2025-fig3", scale, seed=seed, jobs=jobs, progress=progress)
-    fig6 = run("hu2025-fig6", scale, seed=seed, jobs=jobs, progress=progress)
+def _fig5_compute(scale, seed, jobs, progress, means=None, horizon=None, n_runs=None):
+    T = horizon or sizes(scale)[1]
+    fig3 = _fig3_at(scale, seed, jobs, progress, means, horizon, n_runs)
+    fig6 = run("hu2025-fig6", scale, seed=seed, jobs=jobs, progress=progress,
+               **_overrides(means=means, horizon=horizon, n_runs=n_runs))
     out = {"T": T, "dpts": {}, "mtsg": {}, "paper_b": {}, "best_b": {}}
+    if means is not None:
+        out["means"] = means
     for a in (0.0, 1.0):
         out["dpts"][a] = fig3["results"][T][ALPHAS.index(a)]
         b_paper = PAPER_BEST[a][0]                       # the paper's choice (b = 1 / b = 2000)
@@ -252,7 +367,7 @@ def _matched_label(res):
     return f"M-TS-Gaussian (b = {res.params['b']:,}, c = {res.params['c']:.3g})"
 
 
-def _fig5_plot(data, extra=None):
+def _fig5_plot(data, extra=None, eps=EPS_BASELINES):
     fig, axes = subplots(1, 2)
     for ax, a in zip(axes[0], (0.0, 1.0)):
         regret([data["dpts"][a], data["mtsg"][a]], ax=ax, legend=False,
@@ -260,7 +375,7 @@ def _fig5_plot(data, extra=None):
                style_keys=["DP-TS-UCB", "M-TS-Gaussian"])
         if extra is not None:                            # (eps, 0)-DP baselines: dashed
             regret(extra, ax=ax, legend=False, ls="--",
-                   labels=[f"{r.label} (ε = {EPS_BASELINES})" for r in extra],
+                   labels=[f"{r.label} (ε = {eps})" for r in extra],
                    style_keys=[r.label for r in extra])
         ax.set_ylim(bottom=0)
         ax.text(0.03, 0.97, f"α = {a:g}, μ = {data['eta'][a]:.4g}", transform=ax.transAxes,
@@ -276,41 +391,45 @@ def _fig5_summary(data):
 
 
 register("hu2025-fig5", title="DP-TS-UCB vs M-TS-Gaussian with the same GDP level (Fig. 5)",
-         plot=_fig5_plot, summary=_fig5_summary, chapter=_CHAPTER)(_fig5_compute)
+         plot=_fig5_plot, summary=_fig5_summary, chapter=_CHAPTER,
+         settings=SETTINGS["hu2025-fig5"])(_fig5_compute)
 
 
 # ------------------------------------------------------------------ Figure 7
-BASELINES = ("DP-SE", "Anytime-Lazy-UCB", "Lazy-DP-TS")
 
 
-def _fig7_compute(scale, seed, jobs, progress):
-    _, T, n_runs = sizes(scale)
-    fig5 = run("hu2025-fig5", scale, seed=seed, jobs=jobs, progress=progress)
-    tasks = [(name, T, n_runs, {}, derive_seed("hu2025", "fig7", name, seed)) for name in BASELINES]
+def _fig7_compute(scale, seed, jobs, progress, means=None, horizon=None, n_runs=None,
+                  epsilon=EPS_BASELINES, algorithms=BASELINES):
+    _, T, default_runs = sizes(scale)
+    T, n_runs_ = horizon or T, n_runs or default_runs
+    fig5 = run("hu2025-fig5", scale, seed=seed, jobs=jobs, progress=progress,
+               **_overrides(means=means, horizon=horizon, n_runs=n_runs))
+    tasks = [(name, means or MEANS, T, n_runs_, {"epsilon": epsilon},
+              derive_seed("hu2025", "fig7", name, seed)) for name in algorithms]
     base = [parts[0] for parts in parallel_map(_task, tasks, jobs)]
-    return dict(
-        fig5, baselines=base, eps=EPS_BASELINES, eta_baselines=pure_dp_to_gdp(EPS_BASELINES)
-    )
+    return dict(fig5, baselines=base, eps=epsilon, eta_baselines=pure_dp_to_gdp(epsilon))
 
 
 def _fig7_plot(data):
-    return _fig5_plot(data, extra=data["baselines"])
+    return _fig5_plot(data, extra=data["baselines"], eps=data["eps"])
 
 
 def _fig7_summary(data):
-    return _fig5_summary(data) + regret_rows("hu2025-fig7", "eps=0.5", data["baselines"])
+    return _fig5_summary(data) + regret_rows("hu2025-fig7", f"eps={data['eps']:g}",
+                                             data["baselines"])
 
 
 register("hu2025-fig7", title="Figure 5 plus (eps, 0)-DP algorithms at eps = 0.5 (Fig. 7)",
-         plot=_fig7_plot, summary=_fig7_summary, chapter=_CHAPTER)(_fig7_compute)
+         plot=_fig7_plot, summary=_fig7_summary, chapter=_CHAPTER,
+         settings=SETTINGS["hu2025-fig7"])(_fig7_compute)
 
 
 # ------------------------------------------------------------------ (eps, delta) table
-def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6)):
+def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6), alphas=ALPHAS):
     """One row per alpha: phi, floor(phi), mu (Thm 4.4), sqrt(2 phi) (literal Thm 4.6), the
     sharper sqrt(floor(phi)/ln^a T), eps at each delta (Thm 4.4's mu) and delta(eps = 1)."""
     rows = []
-    for a in ALPHAS:
+    for a in alphas:
         mu = dp_ts_ucb_gdp(T, a)
         mu46 = dp_ts_ucb_gdp(T, a, literal_thm46=True)
         row = {
@@ -329,18 +448,18 @@ def eps_delta_table(T=10**6, deltas=(1e-5, 1e-6)):
     return rows
 
 
-def _table_compute(scale, seed, jobs, progress):
-    T = 10**6  # the paper's T at every scale (no simulation)
+def _table_compute(scale, seed, jobs, progress, horizon=10**6, alphas=ALPHAS):
+    T = horizon  # by default the paper's T at every scale (no simulation)
     eps = np.geomspace(0.1, 1e6, 500)
-    log_delta = {a: gdp_log_delta(eps, dp_ts_ucb_gdp(T, a)) for a in ALPHAS}
-    return {"T": T, "rows": eps_delta_table(T), "eps": eps, "log_delta": log_delta,
+    log_delta = {a: gdp_log_delta(eps, dp_ts_ucb_gdp(T, a)) for a in alphas}
+    return {"T": T, "rows": eps_delta_table(T, alphas=alphas), "eps": eps, "log_delta": log_delta,
             "eps_baseline_mu": pure_dp_to_gdp(EPS_BASELINES)}
 
 
 def _table_plot(data):
     fig, axes = subplots()
     ax = axes[0, 0]
-    for a, style in zip(ALPHAS, sweep_styles(len(ALPHAS))):
+    for a, style in zip(data["log_delta"], sweep_styles(len(data["log_delta"]))):
         ax.plot(data["eps"], data["log_delta"][a] / np.log(10), markevery=0.1,
                 label=f"α = {a:g} (μ = {dp_ts_ucb_gdp(data['T'], a):.4g})", **style)
     ax.axhline(-5, color="k", ls=":", lw=1)
@@ -360,4 +479,29 @@ def _table_summary(data):
 
 
 register("hu2025-table-eps-delta", title="(eps, delta) guarantees of DP-TS-UCB per alpha, T = 10^6",
-         plot=_table_plot, summary=_table_summary, chapter="gdp_ts_ucb")(_table_compute)
+         plot=_table_plot, summary=_table_summary, chapter="gdp_ts_ucb",
+         settings=SETTINGS["hu2025-table-eps-delta"])(_table_compute)
+
+__doc__ += f"""
+.. rubric:: Settings
+
+``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
+setting gets its own cache entry). With an override, Figures 4, 5 and 7 read Figure 3 at their
+one horizon T (and Figures 5 and 7 read Figure 6) at the same overrides. ``hu2025-fig3``:
+
+{_settings.describe(SETTINGS["hu2025-fig3"])}
+``hu2025-fig4``:
+
+{_settings.describe(SETTINGS["hu2025-fig4"])}
+``hu2025-fig6``:
+
+{_settings.describe(SETTINGS["hu2025-fig6"])}
+``hu2025-fig5``:
+
+{_settings.describe(SETTINGS["hu2025-fig5"])}
+``hu2025-fig7``:
+
+{_settings.describe(SETTINGS["hu2025-fig7"])}
+``hu2025-table-eps-delta`` (no simulation):
+
+{_settings.describe(SETTINGS["hu2025-table-eps-delta"])}"""

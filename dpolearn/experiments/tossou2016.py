@@ -24,8 +24,8 @@ from ._settings import Setting
 from .engine import checkpoints, sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
 
-__all__ = ["ALGORITHMS", "FIG2_SETTINGS", "INSTANCES", "TARGET_EPS", "legend_label",
-           "make_policy", "plot_fig2"]
+__all__ = ["ALGORITHMS", "COUNTER_SETTINGS", "FIG2_SETTINGS", "INSTANCES", "SCHEDULE_SETTINGS",
+           "TARGET_EPS", "legend_label", "make_policy", "plot_fig2"]
 
 MEANS_2 = (0.9, 0.6)
 # The order of the ten arms is ours (reading-unstated-experiment-details of the book's appendix).
@@ -179,10 +179,18 @@ SCHEDULE_NAMES = {"fixed": "fixed ceil(1/eps)", "lemmaB1_y": "Lemma B.1 (y)",
                   "lemmaB1_x": "Lemma B.1 (x)"}
 
 
-def _compute_schedules(scale, seed, jobs, progress):
+#: What ``run("tossou2016-int-schedules", scale, **overrides)`` may change: those of
+#: Figure 2 but the algorithms (UCB1 and DP-UCB-INT under each schedule are the experiment).
+SCHEDULE_SETTINGS = FIG2_SETTINGS[:4]
+
+
+def _compute_schedules(scale, seed, jobs, progress, means=None, epsilons=TARGET_EPS,
+                       horizon=None, n_runs=None):
     names = ["UCB1", "DP-UCB-INT", "DP-UCB-INT", "DP-UCB-INT"]
     schedules = ["fixed", "fixed", "lemmaB1_y", "lemmaB1_x"]
-    return _panels("tossou2016-int-schedules", names, schedules, scale, seed, jobs)
+    instances = None if means is None else {f"{len(means)} arms {means}": means}
+    return _panels("tossou2016-int-schedules", names, schedules, scale, seed, jobs, instances,
+                   epsilons, horizon, n_runs)
 
 
 #: DP-UCB-INT's schedules: one colour (the algorithm's), a line style and marker each (none of
@@ -202,9 +210,9 @@ def _plot_schedules(data):
                        labels=[f"DP-UCB-INT, {SCHEDULE_NAMES[sch].replace('eps', 'ε')}"],
                        style_keys=["DP-UCB-INT"], ls=ls, marker=marker)
         _finish_panel(ax, panel, tag, bottom=1)
-    for ax in axes[0]:
+    for ax in axes[:-1].flat:
         ax.set_xlabel("")
-    for ax in axes[:, 1]:
+    for ax in axes[:, 1:].flat:
         ax.set_ylabel("")
     shared_legend(fig, axes, ncol=2)
     return fig
@@ -221,7 +229,7 @@ def _summary_schedules(data):
 
 register("tossou2016-int-schedules", title="DP-UCB-INT: fixed ceil(1/eps) release schedule "
          "against the Lemma B.1 schedules", plot=_plot_schedules, summary=_summary_schedules,
-         chapter="dp_ucb_experiments")(_compute_schedules)
+         chapter="dp_ucb_experiments", settings=SCHEDULE_SETTINGS)(_compute_schedules)
 
 
 # ----------------------------------------------------------------------------- counter error
@@ -229,61 +237,75 @@ _COUNTER_SIZES = {"quick": (2 ** 12, 400), "paper": (2 ** 14, 1000)}
 COUNTER_EPS = 1.0
 
 
-def _counter_errors(name, n_max, n_streams, rng):
+def _counter_errors(name, n_max, n_streams, rng, epsilon):
     """Release errors of ``n_streams`` Bernoulli(1/2) streams, shape (n_streams, n_max)."""
     n = np.arange(1, n_max + 1)
     x = (rng.random((n_streams, n_max)) < 0.5).astype(float)
     true = np.cumsum(x, axis=1)
     if name == "binary":
         levels = int(math.floor(math.log2(n_max))) + 1
-        return BinaryCounter.noise_process(n_max, levels=levels, epsilon=COUNTER_EPS,
+        return BinaryCounter.noise_process(n_max, levels=levels, epsilon=epsilon,
                                            shape=(n_streams,), rng=rng)
     if name == "logarithmic":                                   # stale between powers of two
         last = 1 << (np.frexp(n.astype(float))[1] - 1)
-        noise = LogarithmicCounter.noise_process(n_max, epsilon=COUNTER_EPS,
+        noise = LogarithmicCounter.noise_process(n_max, epsilon=epsilon,
                                                  shape=(n_streams,), rng=rng)
         return true[:, last - 1] + noise - true
     split = "chan" if name == "hybrid (chan)" else "paper"
-    return HybridCounter.noise_process(n_max, epsilon=COUNTER_EPS, split=split,
+    return HybridCounter.noise_process(n_max, epsilon=epsilon, split=split,
                                        shape=(n_streams,), rng=rng)
 
 
-def _counter_sd(name, n_max):
+def _counter_sd(name, n_max, epsilon):
     """Analytic standard deviation of the release error at positions 1..n_max."""
     n = np.arange(1, n_max + 1)
     if name == "binary":
         levels = int(math.floor(math.log2(n_max))) + 1
-        return np.sqrt(BinaryCounter(1, epsilon=COUNTER_EPS, levels=levels).variance(n))
+        return np.sqrt(BinaryCounter(1, epsilon=epsilon, levels=levels).variance(n))
     if name == "logarithmic":
         # noise variance plus the mean square of the items added since the last power of two
         last = 1 << (np.frexp(n.astype(float))[1] - 1)
-        return np.sqrt(LogarithmicCounter(1, epsilon=COUNTER_EPS).variance(n)
+        return np.sqrt(LogarithmicCounter(1, epsilon=epsilon).variance(n)
                        + (n - last) * 0.25 + ((n - last) * 0.5) ** 2)
     split = "chan" if name == "hybrid (chan)" else "paper"
-    return np.sqrt(HybridCounter(1, epsilon=COUNTER_EPS, split=split).variance(n))
+    return np.sqrt(HybridCounter(1, epsilon=epsilon, split=split).variance(n))
 
 
 def _counter_task(task):
     """RMS release error of one counter over n_streams streams, in chunks (bounded memory)."""
-    name, n_max, n_streams, seed = task
+    name, n_max, n_streams, epsilon, seed = task
     rng = np.random.default_rng(seed)
     sq = np.zeros(n_max)
     for start in range(0, n_streams, 100):
-        err = _counter_errors(name, n_max, min(100, n_streams - start), rng)
+        err = _counter_errors(name, n_max, min(100, n_streams - start), rng, epsilon)
         sq += np.sum(err ** 2, axis=0)
-    return {"rms": np.sqrt(sq / n_streams), "sd": _counter_sd(name, n_max)}
+    return {"rms": np.sqrt(sq / n_streams), "sd": _counter_sd(name, n_max, epsilon)}
 
 
 COUNTERS = ("binary", "logarithmic", "hybrid (chan)", "hybrid (paper)")
 
+#: What ``run("tossou2016-counter-error", scale, **overrides)`` may change.
+COUNTER_SETTINGS = (
+    Setting("stream_length", _settings.horizon, {s: n for s, (n, _) in _COUNTER_SIZES.items()},
+            "Length of each stream (positions 1 to stream_length are released)."),
+    Setting("n_streams", _settings.n_runs, {s: m for s, (_, m) in _COUNTER_SIZES.items()},
+            "Independent Bernoulli(1/2) streams the RMS error is measured over."),
+    Setting("epsilon", _settings.positive_float, COUNTER_EPS,
+            "The privacy parameter of every counter."),
+    Setting("counters", _settings.algorithms(COUNTERS), COUNTERS,
+            f"The counters, among {list(COUNTERS)}."),
+)
 
-def _compute_counters(scale, seed, jobs, progress):
-    n_max, n_streams = _COUNTER_SIZES[scale]
-    tasks = [(name, n_max, n_streams, derive_seed("tossou2016-counter-error", name, seed))
-             for name in COUNTERS]
+
+def _compute_counters(scale, seed, jobs, progress, stream_length=None, n_streams=None,
+                      epsilon=COUNTER_EPS, counters=COUNTERS):
+    n_max = stream_length or _COUNTER_SIZES[scale][0]
+    n_streams = n_streams or _COUNTER_SIZES[scale][1]
+    tasks = [(name, n_max, n_streams, epsilon, derive_seed("tossou2016-counter-error", name, seed))
+             for name in counters]
     out = parallel_map(_counter_task, tasks, jobs)
-    return {"n": np.arange(1, n_max + 1), "n_streams": n_streams, "epsilon": COUNTER_EPS,
-            "counters": dict(zip(COUNTERS, out))}
+    return {"n": np.arange(1, n_max + 1), "n_streams": n_streams, "epsilon": epsilon,
+            "counters": dict(zip(counters, out))}
 
 
 def _plot_counters(data):
@@ -319,7 +341,8 @@ def _plot_counters(data):
 
 register("tossou2016-counter-error", title="Error of the binary, logarithmic and hybrid "
          "counters against their analytic standard deviation (epsilon = 1)",
-         plot=_plot_counters, chapter="continual_release")(_compute_counters)
+         plot=_plot_counters, chapter="continual_release",
+         settings=COUNTER_SETTINGS)(_compute_counters)
 
 __doc__ += f"""
 .. rubric:: Settings
@@ -327,4 +350,8 @@ __doc__ += f"""
 ``run("tossou2016-fig2", scale, **overrides)`` changes any of these (checked before anything
 runs; each setting gets its own cache entry):
 
-{_settings.describe(FIG2_SETTINGS)}"""
+{_settings.describe(FIG2_SETTINGS)}
+``tossou2016-int-schedules`` takes the same ``means``, ``epsilons``, ``horizon`` and ``n_runs``
+(its curves are UCB1 and DP-UCB-INT under each release schedule). ``tossou2016-counter-error``:
+
+{_settings.describe(COUNTER_SETTINGS)}"""

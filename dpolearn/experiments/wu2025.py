@@ -26,7 +26,8 @@ from .catalogue import WU2025_VARIANTS, experts_style
 from .engine import sweep
 from .registry import derive_seed, parallel_map, register, regret_rows
 
-__all__ = ["E1_SETTINGS", "VARIANTS", "lin_instance", "make_policy", "two_level"]
+__all__ = ["E1_SETTINGS", "E2_SETTINGS", "E3_SETTINGS", "PRIVACY_SETTINGS", "RESAMPLING_SETTINGS",
+           "VARIANTS", "lin_instance", "make_policy", "two_level"]
 
 #: The variants compared everywhere: display name -> (RNMFTNL settings of the ``"wu2025"``
 #: preset of :mod:`~dpolearn.experiments.catalogue`, None for the naive FTNL; the label whose
@@ -286,32 +287,71 @@ def _e2_exact(task):
 
 
 def _e2_mc(task):
-    name, K, n_runs, seed = task
+    name, K, n_runs, epsilon, seed = task
     mu = two_level(K, low=0.25, gap=0.5)
-    res = simulate(make_policy(name, E2_EPS_MC), TwoPointExperts.bernoulli(mu), 2 ** 30 - 1,
+    res = simulate(make_policy(name, epsilon), TwoPointExperts.bernoulli(mu), 2 ** 30 - 1,
                           n_runs, seed=seed, checkpoints=[2 ** 30 - 1],
                    progress=False)
     return res
 
 
-def _e2(scale, seed, jobs, progress):
-    cfg = E2_SIZES[scale]
-    exact_tasks = [("TL", n, 2 ** k) for n in E2_NAMES for k in cfg["log2K_tl"]]
-    exact_tasks += [("LIN", n, 2 ** k) for n in E2_NAMES for k in cfg["log2K_lin"]]
-    mc_tasks = [(n, 2 ** k, cfg["n_runs"], derive_seed("wu2025-regret-vs-K", n, k, seed))
-                for n in E2_NAMES for k in cfg["log2K_mc"]]
+def _log2_sizes(maximum):
+    """A check of distinct exponents k in [1, maximum] (K = 2**k actions), in increasing order."""
+    def check(name, value):
+        items = _settings.sequence(name, value, f"exponents k in [1, {maximum}] (K = 2**k)")
+        ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=1, maximum=maximum)
+                   for i, k in enumerate(items))
+        if len(set(ks)) != len(ks):
+            raise ValueError(f"{name} must not repeat a value, got {value!r}")
+        return tuple(sorted(ks))
+    return check
+
+
+#: What ``run("wu2025-regret-vs-K", scale, **overrides)`` may change.
+E2_SETTINGS = (
+    Setting("log2K_tl", _log2_sizes(20), {s: c["log2K_tl"] for s, c in E2_SIZES.items()},
+            "Exponents k of the deterministic two-level instances, K = 2**k (exact, k <= 20)."),
+    Setting("log2K_lin", _log2_sizes(20), {s: c["log2K_lin"] for s, c in E2_SIZES.items()},
+            "Exponents k of the deterministic LIN instances, K = 2**k (exact, k <= 20)."),
+    Setting("log2K_mc", _log2_sizes(16), {s: c["log2K_mc"] for s, c in E2_SIZES.items()},
+            "Exponents k of the Bernoulli two-level instances, K = 2**k (simulated, k <= 16)."),
+    Setting("n_runs", _settings.n_runs, {s: c["n_runs"] for s, c in E2_SIZES.items()},
+            "Runs per simulated point."),
+    Setting("epsilon", _settings.positive_float, E2_EPS_MC,
+            "The privacy parameter of the simulated panel."),
+    Setting("algorithms", _settings.algorithms(E2_NAMES), E2_NAMES,
+            f"The variants, among {list(E2_NAMES)}."),
+)
+
+
+def _e2(scale, seed, jobs, progress, log2K_tl=None, log2K_lin=None, log2K_mc=None, n_runs=None,
+        epsilon=E2_EPS_MC, algorithms=E2_NAMES):
+    cfg = dict(E2_SIZES[scale])
+    for key, value in (("log2K_tl", log2K_tl), ("log2K_lin", log2K_lin),
+                       ("log2K_mc", log2K_mc), ("n_runs", n_runs)):
+        if value is not None:
+            cfg[key] = value
+    exact_tasks = [("TL", n, 2 ** k) for n in algorithms for k in cfg["log2K_tl"]]
+    exact_tasks += [("LIN", n, 2 ** k) for n in algorithms for k in cfg["log2K_lin"]]
+    mc_tasks = [(n, 2 ** k, cfg["n_runs"], epsilon,
+                 derive_seed("wu2025-regret-vs-K", n, k, seed))
+                for n in algorithms for k in cfg["log2K_mc"]]
     exact = parallel_map(_e2_exact, exact_tasks, jobs)
     mc = parallel_map(_e2_mc, mc_tasks, jobs)
-    return {"exact": {t: v for t, v in zip(exact_tasks, exact)},
-            "mc": {(t[0], t[1]): r for t, r in zip(mc_tasks, mc)}, "eps_mc": E2_EPS_MC, **cfg}
+    data = {"exact": {t: v for t, v in zip(exact_tasks, exact)},
+            "mc": {(t[0], t[1]): r for t, r in zip(mc_tasks, mc)}, "eps_mc": epsilon, **cfg}
+    if algorithms != E2_NAMES:
+        data["algorithms"] = algorithms
+    return data
 
 
 def _e2_plot(data):
     fig, axes = subplots(2, 2, sharey=True)
     panels = [axes[0, 0], axes[0, 1], axes[1, 0]]
     axes[1, 1].axis("off")
+    names = data.get("algorithms", E2_NAMES)
     for ax, family in zip(panels[:2], ("TL", "LIN")):
-        for name in E2_NAMES:
+        for name in names:
             pts = sorted(
                 (K, v) for (f, n, K), v in data["exact"].items() if f == family and n == name
             )
@@ -323,7 +363,7 @@ def _e2_plot(data):
                 va="bottom")
     ax = panels[2]
     eps = data["eps_mc"]
-    for name in E2_NAMES:
+    for name in names:
         pts = sorted((K, r.final_mean, r.final_se) for (n, K), r in data["mc"].items() if n == name)
         K, m, se = np.array(pts).T
         errorbar(ax, K, eps * m / np.log(K), eps * se / np.log(K), name, z=2.0, ms=4,
@@ -349,7 +389,7 @@ def _e2_summary(data):
 
 
 register("wu2025-regret-vs-K", title="ε·R(∞) against K: log K or log² K?", plot=_e2_plot,
-         summary=_e2_summary, chapter="experts_experiments")(_e2)
+         summary=_e2_summary, chapter="experts_experiments", settings=E2_SETTINGS)(_e2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,11 +406,30 @@ def _e3_task(task):
                       [horizon])
 
 
-def _e3(scale, seed, jobs, progress):
-    cfg = E3_SIZES[scale]
+#: What ``run("wu2025-regret-vs-eps", scale, **overrides)`` may change.
+E3_SETTINGS = (
+    Setting("epsilons", _settings.epsilons,
+            {s: tuple(float(e) for e in c["eps"]) for s, c in E3_SIZES.items()},
+            "Privacy parameters (the x axis)."),
+    Setting("K", lambda name, value: check_positive_int(name, value, minimum=2, maximum=2 ** 20),
+            {s: c["K"] for s, c in E3_SIZES.items()},
+            "Number of actions of the two-level instance (gap 0.2)."),
+    Setting("n_runs", _settings.n_runs, {s: c["n_runs"] for s, c in E3_SIZES.items()},
+            "Runs per point."),
+    Setting("algorithms", _settings.algorithms(tuple(VARIANTS)), tuple(VARIANTS),
+            f"The variants, among {list(VARIANTS)}."),
+)
+
+
+def _e3(scale, seed, jobs, progress, epsilons=None, K=None, n_runs=None,
+        algorithms=tuple(VARIANTS)):
+    cfg = dict(E3_SIZES[scale])
+    for key, value in (("eps", epsilons), ("K", K), ("n_runs", n_runs)):
+        if value is not None:
+            cfg[key] = value
     tasks = [
         (name, cfg["eps"], cfg["K"], cfg["n_runs"], derive_seed("wu2025-regret-vs-eps", name, seed))
-        for name in VARIANTS
+        for name in algorithms
     ]
     out = parallel_map(_e3_task, tasks, jobs)
     return {"results": {t[0]: rs for t, rs in zip(tasks, out)}, **cfg}
@@ -386,7 +445,8 @@ def _e3_plot(data):
         line, = ax.plot(eps, m, ms=4, label=name, **_style(name))
         line._dpolearn_se = se
         ax.fill_between(eps, m - 2 * se, m + 2 * se, color=line.get_color(), alpha=0.15, lw=0)
-    ref = data["results"]["Gumbel 2/ε"][0].final_mean
+    ref_name = "Gumbel 2/ε" if "Gumbel 2/ε" in data["results"] else next(iter(data["results"]))
+    ref = data["results"][ref_name][0].final_mean
     ax.plot(eps[:5], ref * eps[0] / eps[:5], "k:", lw=1, label="slope −1")
     ax.axvline(0.2, color="0.5", lw=1, ls="--")
     ax.annotate(" ε = Δ", xy=(0.2, 0.03), xycoords=("data", "axes fraction"), color="0.4")
@@ -409,7 +469,8 @@ def _e3_summary(data):
 
 
 register("wu2025-regret-vs-eps", title="RNM-FTNL regret against ε (TL, K = 64, Δ = 0.2)",
-         plot=_e3_plot, summary=_e3_summary, chapter="experts_experiments")(_e3)
+         plot=_e3_plot, summary=_e3_summary, chapter="experts_experiments",
+         settings=E3_SETTINGS)(_e3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,18 +483,31 @@ PRIVACY_CURVES = {
 }
 
 
-def _privacy(scale, seed, jobs, progress):
-    eps = 1.0
+#: What ``run("wu2025-privacy", scale, **overrides)`` may change.
+PRIVACY_SETTINGS = (
+    Setting("epsilon", _settings.positive_float, 1.0,
+            "The privacy parameter of the curves (the noise scales are c / epsilon)."),
+    Setting("table_epsilons", _settings.epsilons, (0.5, 1.0, 2.0),
+            "The privacy parameters of the table of worst-case losses."),
+    Setting("algorithms", _settings.algorithms(tuple(PRIVACY_CURVES)), tuple(PRIVACY_CURVES),
+            f"The noise scales, among {list(PRIVACY_CURVES)}."),
+)
+
+
+def _privacy(scale, seed, jobs, progress, epsilon=1.0, table_epsilons=(0.5, 1.0, 2.0),
+             algorithms=tuple(PRIVACY_CURVES)):
+    eps = epsilon
     d = np.linspace(-12, 10, 1101)
+    chosen = {name: PRIVACY_CURVES[name] for name in algorithms}
     curves = {name: privacy_loss_two_actions(d, noise=noise, scale=c / eps)
-              for name, (noise, c) in PRIVACY_CURVES.items()}
+              for name, (noise, c) in chosen.items()}
     table = {
         name: [
-            float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in (0.5, 1.0, 2.0)
+            float(privacy_loss_two_actions(0.0, noise=noise, scale=c / e)) for e in table_epsilons
         ]
-        for name, (noise, c) in PRIVACY_CURVES.items()
+        for name, (noise, c) in chosen.items()
     }
-    return {"epsilon": eps, "d": d, "curves": curves, "table_eps": (0.5, 1.0, 2.0), "table": table}
+    return {"epsilon": eps, "d": d, "curves": curves, "table_eps": table_epsilons, "table": table}
 
 
 def _privacy_plot(data):
@@ -447,7 +521,7 @@ def _privacy_plot(data):
     ax.text(data["d"][0], eps * 1.02, "ε (the claim)", va="bottom")
     ax.text(data["d"][0], 2 * eps * 0.98, "2ε", va="top")
     ax.set_xlabel("score difference G₂ − G₁ before the replacement")
-    ax.set_ylabel("privacy loss (ε = 1)")
+    ax.set_ylabel(f"privacy loss (ε = {eps:g})")
     shared_legend(fig, axes, ncol=3)
     return fig
 
@@ -457,6 +531,7 @@ register(
     title="Exact privacy loss of report-noisy-max, K = 2, one replaced vector",
     plot=_privacy_plot,
     chapter="experts",
+    settings=PRIVACY_SETTINGS,
 )(_privacy)
 
 
@@ -469,9 +544,30 @@ CORRECTED_EXAMPLE = TwoPointExperts(
 )
 
 
-def _resampling(scale, seed, jobs, progress):
-    eps = np.logspace(-1, 2.5, 36)
-    ns = (1, 2, 8)
+def _epoch_lengths(name, value):
+    """Distinct epoch lengths n in [1, 64], in increasing order."""
+    items = _settings.sequence(name, value, "epoch lengths n in [1, 64]")
+    ns = tuple(check_positive_int(f"{name}[{i}]", n, minimum=1, maximum=64)
+               for i, n in enumerate(items))
+    if len(set(ns)) != len(ns):
+        raise ValueError(f"{name} must not repeat a value, got {value!r}")
+    return tuple(sorted(ns))
+
+
+_RESAMPLING_EPS = tuple(float(e) for e in np.logspace(-1, 2.5, 36))
+
+#: What ``run("wu2025-resampling", scale, **overrides)`` may change.
+RESAMPLING_SETTINGS = (
+    Setting("epsilons", _settings.epsilons, _RESAMPLING_EPS,
+            "Privacy parameters of the Laplace 2/ε noise (the x axis; default 36 "
+            "log-spaced values from 0.1 to 10**2.5)."),
+    Setting("ns", _epoch_lengths, (1, 2, 8),
+            "Epoch lengths n (samples of each loss per epoch), one colour each."),
+)
+
+
+def _resampling(scale, seed, jobs, progress, epsilons=_RESAMPLING_EPS, ns=(1, 2, 8)):
+    eps = np.asarray(epsilons)
     curves = {}
     for label, inst in (("printed", PRINTED_EXAMPLE), ("corrected", CORRECTED_EXAMPLE)):
         for n in ns:
@@ -508,12 +604,25 @@ register(
     title="Bernoulli resampling on the two-action example (printed and corrected)",
     plot=_resampling_plot,
     chapter="experts",
+    settings=RESAMPLING_SETTINGS,
 )(_resampling)
 
 __doc__ += f"""
 .. rubric:: Settings
 
-``run("wu2025-regret-vs-T", scale, **overrides)`` changes any of these (checked before anything
-runs; each setting gets its own cache entry):
+``run(id, scale, **overrides)`` changes any of these (checked before anything runs; each
+setting gets its own cache entry; ``wu2025-table1`` has none). ``wu2025-regret-vs-T``:
 
-{_settings.describe(E1_SETTINGS)}"""
+{_settings.describe(E1_SETTINGS)}
+``wu2025-regret-vs-K``:
+
+{_settings.describe(E2_SETTINGS)}
+``wu2025-regret-vs-eps``:
+
+{_settings.describe(E3_SETTINGS)}
+``wu2025-privacy``:
+
+{_settings.describe(PRIVACY_SETTINGS)}
+``wu2025-resampling``:
+
+{_settings.describe(RESAMPLING_SETTINGS)}"""
