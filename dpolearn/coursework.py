@@ -105,6 +105,8 @@ def grader_identity(default: str) -> str:
     """Who the grader is grading: :data:`IDENTITY_VARIABLE` if set (``make grade``), else the
     first submitter in Gradescope's metadata, else ``default`` (the notebook's own claim, as
     when an instructor runs ``otter run`` on one file)."""
+    if not isinstance(default, str):
+        raise TypeError(f"default must be a str, got {default!r}")
     named = os.environ.get(IDENTITY_VARIABLE)
     if named is not None:
         return named
@@ -119,6 +121,8 @@ def trusted_params(variant, issued: dict, question: str) -> dict:
     notebook's variant was edited or belongs to another student. ``issued`` maps every student
     of the term to the :func:`fingerprint` of their variant; a term without a roster has the
     one anonymous student ``""``, and then any identity may use it."""
+    if not isinstance(issued, dict):
+        raise TypeError(f"issued must be a dict student -> fingerprint, got {issued!r}")
     tampered = ("the parameters in this notebook (VARIANT) were edited or are missing: "
                 "they are reported as tampered; ask for a fresh copy of your notebook.")
     assert isinstance(variant, dict) and variant.get("student") in issued, tampered
@@ -155,6 +159,8 @@ def assert_close(value, expected: float, *, rel: float = 0.0, abs_tol: float = 0
 def student_call(function, *args, what: str, **kwargs):
     """Call a student's ``function``; if it raises, fail with the exception and the student's
     own lines of the traceback, so that the feedback shows what went wrong where."""
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a str, got {what!r}")
     if not callable(function):
         raise AssertionError(f"{what}: expected a function, got {function!r}")
     try:

@@ -676,8 +676,10 @@ class RecordingGenerator(np.random.Generator):
     """
 
     def __init__(self, seed: int = 0, *, unit: bool = False):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
         super().__init__(np.random.PCG64(seed))
-        self.unit = unit
+        self.unit = check_bool("unit", unit)
         self.calls = []
         self.outside = []
 
@@ -758,6 +760,12 @@ class PrivacyFinding:
     arm: Any = None
     releases: List[str] = field(default_factory=list)
 
+    def __post_init__(self):
+        if self.check not in PRIVACY_CHECKS:
+            raise ValueError(f"check must be one of {PRIVACY_CHECKS}, got {self.check!r}")
+        if not isinstance(self.message, str):
+            raise TypeError(f"message must be a str, got {self.message!r}")
+
     def __str__(self) -> str:
         return f"{self.check}: {self.message}"
 
@@ -788,6 +796,12 @@ class PrivacyCheckReport:
     failures: List[PrivacyFinding] = field(default_factory=list)
     streams: int = 0
     releases: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {self.label!r}")
+        if not all(isinstance(f, PrivacyFinding) for f in self.failures):
+            raise TypeError(f"failures must be PrivacyFinding records, got {self.failures!r}")
 
     @property
     def ok(self) -> bool:

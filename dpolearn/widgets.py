@@ -3,7 +3,7 @@
 :func:`interactive` takes a drawing function and its controls (:class:`Slider`,
 :class:`Choice`). In a live kernel (Jupyter, Colab, Binder) it returns an ipywidgets
 ``interactive`` that redraws the figure whenever a control moves. During the book's build
-(``$DPOLEARN_FIGURE_PAGE`` set, :data:`BOOK_BUILD_ENV`), no Python runs behind the published
+(``$DPOLEARN_STATIC_WIDGETS`` set, :data:`BOOK_BUILD_ENV`), no Python runs behind the published
 page, so it draws the figure once for every setting of the controls (the product of their
 values) and emits a small HTML form whose controls swap the precomputed images in the browser.
 
@@ -34,8 +34,9 @@ from ._validation import show
 
 __all__ = ["BOOK_BUILD_ENV", "MAX_IMAGES", "Slider", "Choice", "Fixed", "interactive"]
 
-#: Environment variable the book build sets for every page it executes (the page's name).
-BOOK_BUILD_ENV = "DPOLEARN_FIGURE_PAGE"
+#: Environment variable that asks for the static form; the book's build sets it for the pages
+#: it executes (any non-empty value).
+BOOK_BUILD_ENV = "DPOLEARN_STATIC_WIDGETS"
 #: Most images one static widget may hold (the product of its controls' numbers of values).
 MAX_IMAGES = 30
 

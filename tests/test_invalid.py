@@ -857,6 +857,53 @@ def _extend_from_live_modules():
     return more
 
 
+# coursework (the problem sets' checks), figure texts, the white-box checker, experiment settings
+_VARIANT = {"student": "alice", "set": "set1", "params": {}, "signature": "0"}
+CASES.update({
+    "dpolearn.coursework.assert_close": [
+        (lambda: dpl.coursework.assert_close(1.0, 1.0, rel=-1, what="q", form="a number"),
+         ValueError, "tolerance.*rel=-1")],
+    "dpolearn.coursework.draw": [
+        (lambda: dpl.coursework.draw(3, "alice", "set1", {}), ValueError, "term_key.*3")],
+    "dpolearn.coursework.fingerprint": [
+        (lambda: dpl.coursework.fingerprint("nope"), TypeError, "variant.*'nope'")],
+    "dpolearn.coursework.grader_identity": [
+        (lambda: dpl.coursework.grader_identity(3), TypeError, "default.*3")],
+    "dpolearn.coursework.make_variant": [
+        (lambda: dpl.coursework.make_variant("", "alice", "set1", {}), ValueError,
+         "term_key.*''")],
+    "dpolearn.coursework.sign": [
+        (lambda: dpl.coursework.sign(3, "alice", "set1", {}), ValueError, "term_key.*3")],
+    "dpolearn.coursework.student_call": [
+        (lambda: dpl.coursework.student_call(abs, 1, what=3), TypeError, "what.*3")],
+    "dpolearn.coursework.trusted_params": [
+        (lambda: dpl.coursework.trusted_params(_VARIANT, ["alice"], "q1_3"), TypeError,
+         "issued.*alice")],
+    "dpolearn.coursework.verify": [
+        (lambda: dpl.coursework.verify(_VARIANT, ""), ValueError, "term_key.*''")],
+    "dpolearn.experiments.Setting": [
+        (lambda: experiments.Setting("horizon", 3, 1, "the horizon"), TypeError, "check.*3")],
+    "dpolearn.experiments.scale_note": [
+        (lambda: experiments.scale_note(width=0), ValueError, "width.*0")],
+    "dpolearn.experiments.settings": [
+        (lambda: experiments.settings("no-such-figure"), ValueError, "no-such-figure")],
+    "dpolearn.experiments.start_method": [
+        (lambda: experiments.start_method("fork"), TypeError, "argument")],
+    "dpolearn.figure_text.describe_axes": [
+        (lambda: dpl.figure_text.describe_axes("nope"), TypeError, "ax.*str")],
+    "dpolearn.figure_text.describe_figure": [
+        (lambda: dpl.figure_text.describe_figure("nope"), TypeError, "fig.*str")],
+    "dpolearn.testing.PrivacyCheckReport": [
+        (lambda: dpl.testing.PrivacyCheckReport(label=3, guarantee=None), TypeError, "label.*3")],
+    "dpolearn.testing.PrivacyFinding": [
+        (lambda: dpl.testing.PrivacyFinding(check="nope", message="m"), ValueError,
+         "check.*'nope'")],
+    "dpolearn.testing.RecordingGenerator": [
+        (lambda: dpl.testing.RecordingGenerator(seed=-1), ValueError, "seed.*-1")],
+    "dpolearn.testing.check_privacy": [
+        (lambda: dpl.testing.check_privacy(dpl.bandits.UCB1, horizon=0), ValueError,
+         "horizon.*0")],
+})
 CASES.update(_extend_from_live_modules())
 
 

@@ -47,6 +47,14 @@ class Setting:
     default: Any
     doc: str
 
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"name must be a keyword name, got {self.name!r}")
+        if not callable(self.check):
+            raise TypeError(f"check must be callable, got {self.check!r}")
+        if not isinstance(self.doc, str) or not self.doc:
+            raise TypeError(f"doc must be a non-empty str, got {self.doc!r}")
+
     def default_for(self, scale: str) -> Any:
         """The default at ``scale``."""
         if isinstance(self.default, Mapping):

@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from dpolearn import figure_text, plotting
+from dpolearn import figure_text, plotting, widgets
 from dpolearn.plotting import CSS_PX_PER_INCH
 
 __all__ = [
@@ -80,6 +80,8 @@ FIGURE_DIR_ENV = "DPOLEARN_FIGURE_DIR"
 FIGURE_PAGE_ENV = "DPOLEARN_FIGURE_PAGE"
 #: Environment variable naming the directory of the per-page record files (set by the build).
 AUDIT_DIR_ENV = "DPOLEARN_FIGURE_AUDIT"
+#: Set by the build for its kernels: widgets draw their static form (:mod:`dpolearn.widgets`).
+STATIC_WIDGETS_ENV = widgets.BOOK_BUILD_ENV
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -74,8 +74,12 @@ if [ -n "$BASE_PREFIX" ]; then   # the interpreter lives under /root (mode 700):
   mount -t tmpfs -o size=1m,mode=0755 tmpfs /root
   mkdir -p "$BASE_PREFIX" && mount --bind "$BOX/base" "$BASE_PREFIX"
 fi
-for d in $HIDE; do mount -t tmpfs -o size=1m,mode=0755 tmpfs "$d"; done
+i=0   # the interpreter and the checkout, when they live in a folder the sandbox replaces
+for k in $KEEP; do i=$((i + 1)); mkdir "$BOX/keep$i" && mount --bind "$k" "$BOX/keep$i"; done
 for d in /tmp /var/tmp /dev/shm; do mount -t tmpfs -o size=256m,mode=1777 tmpfs "$d"; done
+i=0
+for k in $KEEP; do i=$((i + 1)); mkdir -p "$k" && mount --bind "$BOX/keep$i" "$k"; done
+for d in $HIDE; do mount -t tmpfs -o size=1m,mode=0755 tmpfs "$d"; done
 mkdir "$BOX/work/out" && chown 65534:65534 "$BOX/work/out"
 cd "$BOX/work"
 set +e
@@ -143,6 +147,22 @@ def _limits(cpu_seconds: int, memory_mb: int):
     return apply
 
 
+#: Folders the sandbox replaces by empty private ones.
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _kept_in_sandbox() -> list[str]:
+    """The grading interpreter's environment and the checkout (an editable install imports
+    from it) when they lie in a folder the sandbox makes private: mounted back inside it."""
+    keep = []
+    for path in (sys.prefix, sys.base_prefix, str(ROOT)):
+        path = os.path.realpath(path)
+        if (any(path == d or path.startswith(d + "/") for d in PRIVATE_DIRS)
+                and not any(path == k or path.startswith(k + "/") for k in keep)):
+            keep = [k for k in keep if not k.startswith(path + "/")] + [path]
+    return keep
+
+
 def run_one(notebook: Path, student: str, zip_path: Path, box: Path, *, timeout: float,
             memory_mb: int, sandbox: bool, hide: list[Path]) -> tuple[str, dict, str]:
     """Grade one notebook with ``otter run`` in its own process; return (run status, the
@@ -159,6 +179,7 @@ def run_one(notebook: Path, student: str, zip_path: Path, box: Path, *, timeout:
                SANDBOX_PATH=f"{otter.parent}:/usr/bin:/bin",
                SANDBOX_PYTHONPATH=os.environ.get("PYTHONPATH", ""),
                BASE_PREFIX=sys.base_prefix if sys.base_prefix.startswith("/root/") else "",
+               KEEP=" ".join(_kept_in_sandbox()),
                **{IDENTITY_VARIABLE: student})
     if sandbox:
         command = ["unshare", "--net", "--mount", "--pid", "--fork", "--kill-child",

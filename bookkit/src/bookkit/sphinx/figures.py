@@ -131,6 +131,7 @@ def _set_up_audit(app) -> None:
     os.environ["IPYTHONDIR"] = str(root / "ipython")
     os.environ["MPLBACKEND"] = INLINE_BACKEND
     os.environ[figure_audit.AUDIT_DIR_ENV] = str(root / "records")
+    os.environ[figure_audit.STATIC_WIDGETS_ENV] = "1"     # no kernel behind the published page
 
 
 def _page(docname: str) -> str:
