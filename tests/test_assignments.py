@@ -252,26 +252,6 @@ def test_wrong_answers_fail_their_hidden_tests(grades, set_name):
             assert score == max_score, f"{set_name}: {question} lost points it should keep"
 
 
-@pytest.mark.book
-@pytest.mark.xdist_group("book")          # runs beside the other book tests, on the book build
-def test_rendered_exercise_numbers_match_the_notebooks(quick_book):
-    """The notebooks print "Exercise N" from the book's sources; the built book's numbers (the
-    Assignments page's {numref} links to the chapters' exercises) must be the same."""
-    from bs4 import BeautifulSoup
-
-    numbers = exercise_numbers()
-    page = BeautifulSoup((quick_book.html / "book" / "assignments.html").read_text(), "html.parser")
-    links = [
-        (m.group(1), a.get_text(strip=True))
-        for a in page.find_all("a", href=True)
-        if (m := re.search(r"#(ex-[\w-]+)$", a["href"]))
-        and a.get_text(strip=True).startswith("Exercise")
-    ]
-    assert len(links) >= len(question_numbers()), "the page should link every question's exercise"
-    wrong = [(label, text) for label, text in links if text != f"Exercise {numbers[label][0]}"]
-    assert not wrong, f"rendered numbers differ from the notebooks': {wrong}"
-
-
 # -- tests that need no build: exact equality, variants, the public checks cell ---------------
 
 #: Calls whose result the set's tests may compare exactly: integers, sizes, sets of labels.

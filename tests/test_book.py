@@ -317,3 +317,26 @@ def test_static_checks_catch_the_broken_fixture(broken_book):
     assert all(_local_target(good, img["src"]).exists()
                for img in _soup(good).find_all("img") if not img["src"].startswith("data:"))
     assert "??" in _soup(broken).select_one("article").get_text()
+
+
+# The problem sets' exercise numbers against the built Assignments page (here, not in
+# test_assignments.py, so that it runs on the worker that builds the book).
+def test_rendered_exercise_numbers_match_the_notebooks(quick_book):
+    """The notebooks print "Exercise N" from the book's sources; the built book's numbers (the
+    Assignments page's {numref} links to the chapters' exercises) must be the same."""
+    from bs4 import BeautifulSoup
+
+    from bookkit.assignments import exercise_numbers
+    from bookkit.expected_outputs import question_numbers
+
+    numbers = exercise_numbers()
+    page = BeautifulSoup((quick_book.html / "book" / "assignments.html").read_text(), "html.parser")
+    links = [
+        (m.group(1), a.get_text(strip=True))
+        for a in page.find_all("a", href=True)
+        if (m := re.search(r"#(ex-[\w-]+)$", a["href"]))
+        and a.get_text(strip=True).startswith("Exercise")
+    ]
+    assert len(links) >= len(question_numbers()), "the page should link every question's exercise"
+    wrong = [(label, text) for label, text in links if text != f"Exercise {numbers[label][0]}"]
+    assert not wrong, f"rendered numbers differ from the notebooks': {wrong}"
