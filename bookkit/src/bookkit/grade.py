@@ -79,7 +79,9 @@ for k in $KEEP; do i=$((i + 1)); mkdir "$BOX/keep$i" && mount --bind "$k" "$BOX/
 for d in /tmp /var/tmp /dev/shm; do mount -t tmpfs -o size=256m,mode=1777 tmpfs "$d"; done
 i=0
 for k in $KEEP; do i=$((i + 1)); mkdir -p "$k" && mount --bind "$BOX/keep$i" "$k"; done
-for d in $HIDE; do mount -t tmpfs -o size=1m,mode=0755 tmpfs "$d"; done
+for d in $HIDE; do   # folders under the replaced /tmp are gone already
+  if [ -d "$d" ]; then mount -t tmpfs -o size=1m,mode=0755 tmpfs "$d"; fi
+done
 mkdir "$BOX/work/out" && chown 65534:65534 "$BOX/work/out"
 cd "$BOX/work"
 set +e
