@@ -480,10 +480,10 @@ def test_eps_delta_table_values():
 
 def test_experiment_tasks_split_and_do_not_depend_on_jobs():
     from dpolearn.experiments import derive_seed, parallel_map
-    from dpolearn.experiments.hu2025 import ALPHAS, _task
+    from dpolearn.experiments.hu2025 import ALPHAS, MEANS, _task
 
-    tasks = [("dpts", 300, 2, dict(alpha=ALPHAS), derive_seed("test", 1)),
-             ("mtsg", 300, 2, dict(b=[0, 1], c=[1.0, 2.0]), derive_seed("test", 2))]
+    tasks = [("dpts", MEANS, 300, 2, dict(alpha=ALPHAS), derive_seed("test", 1)),
+             ("mtsg", MEANS, 300, 2, dict(b=[0, 1], c=[1.0, 2.0]), derive_seed("test", 2))]
     one = parallel_map(_task, tasks, 1)
     two = parallel_map(_task, tasks, 2)
     assert [len(p) for p in one] == [5, 2]
