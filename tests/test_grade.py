@@ -23,7 +23,7 @@ from dpolearn.coursework import make_variant
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "test-term-key-not-public"
 ROSTER = ("alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi")
-PARAMETERISED = ("q1_3", "q1_4")
+PARAMETERISED = ("q1_3", "q1_4", "q1_12")     # drawn per student (set1/variants.yml)
 TIMEOUT = 360          # seconds; one sandboxed grading of set 1 takes 60-150 s here
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("assignments")]
