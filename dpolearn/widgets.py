@@ -32,7 +32,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ._validation import show
 
-__all__ = ["BOOK_BUILD_ENV", "MAX_IMAGES", "Slider", "Choice", "Fixed", "interactive"]
+__all__ = ["BOOK_BUILD_ENV", "MAX_IMAGES", "Slider", "Choice", "Fixed", "interactive",
+           "precomputing"]
 
 #: Environment variable that asks for the static form; the book's build sets it for the pages
 #: it executes (any non-empty value).
@@ -41,6 +42,16 @@ BOOK_BUILD_ENV = "DPOLEARN_STATIC_WIDGETS"
 MAX_IMAGES = 30
 
 _FIGURE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*")
+
+# The static widget drawing its settings now: [figure name or ""], empty when none is.
+_PRECOMPUTING: List[str] = []
+
+
+def precomputing() -> Optional[str]:
+    """While a static widget draws its settings: the name of the captioned figure it drives
+    (``""`` when it shows its own image); otherwise None. The book's figure audit reads it to
+    tell a widget's drawings from a cell's figures."""
+    return _PRECOMPUTING[-1] if _PRECOMPUTING else None
 
 
 def _format(value: Any) -> str:
@@ -277,6 +288,11 @@ class StaticWidget:
 
     def _repr_html_(self) -> str:
         uid = f"dpl-widget-{zlib.crc32(b''.join(self.images[:1]) + repr(self.names).encode()):08x}"
+        urls = ["data:image/png;base64," + base64.b64encode(png).decode("ascii")
+                for png in self.images]
+        default = 0
+        for control in self.controls:
+            default = default * len(control.values) + control.default_index
         rows = []
         for axis, (name, control) in enumerate(zip(self.names, self.controls)):
             if len(control.values) == 1:
@@ -302,11 +318,14 @@ class StaticWidget:
             "shape": [len(c.values) for c in self.controls],
             "names": [c.description or n for n, c in zip(self.names, self.controls)],
             "labels": [c.labels for c in self.controls],
-            "images": ["data:image/png;base64," + base64.b64encode(png).decode("ascii")
-                       for png in self.images],
+            "alt": self.alt,
+            "images": urls,
         }
-        return (f'<div class="dpl-widget" id="{uid}">' + "".join(rows)
-                + f'<img class="dpl-widget-image" hidden alt="{html.escape(self.alt)}">'
+        # Without a figure to drive, the form shows the default setting's image (also without
+        # JavaScript); with one, the script adds its own image only if that figure is missing.
+        own = ("" if self.figure else f'<img class="dpl-widget-image" src="{urls[default]}" '
+               f'alt="{html.escape(self.alt)}">')
+        return (f'<div class="dpl-widget" id="{uid}">' + "".join(rows) + own
                 + '<script type="application/json" class="dpl-widget-data">'
                 + json.dumps(data).replace("</", "<\\/") + "</script>"
                 + f"<script>{_SCRIPT}</script></div>")
@@ -316,10 +335,14 @@ class StaticWidget:
 _SCRIPT = """(function () {
   var root = document.currentScript.parentElement;
   var data = JSON.parse(root.querySelector("script.dpl-widget-data").textContent);
-  var own = root.querySelector("img.dpl-widget-image");
   var target = data.target && document.getElementById(data.target);
-  var img = target ? target.querySelector("img") : null;
-  if (!img) { img = own; img.hidden = false; }
+  var img = (target && target.querySelector("img")) || root.querySelector("img.dpl-widget-image");
+  if (!img) {
+    img = document.createElement("img");
+    img.className = "dpl-widget-image";
+    img.setAttribute("alt", data.alt);
+    root.insertBefore(img, root.querySelector("script"));
+  }
   var base = img.getAttribute("alt") || "";
   var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-axis]"));
   function update() {
@@ -390,12 +413,16 @@ def interactive(draw: Callable, *, figure: Optional[str] = None, alt: Optional[s
     import matplotlib.pyplot as plt
 
     images = []
-    for values in itertools.product(*(box.values for box in boxes)):
-        fig = _drawn_figure(draw, dict(zip(names, values)))
-        try:
-            images.append(_figure_png(fig))
-        finally:
-            plt.close(fig)
+    _PRECOMPUTING.append(figure or "")
+    try:
+        for values in itertools.product(*(box.values for box in boxes)):
+            fig = _drawn_figure(draw, dict(zip(names, values)))
+            try:
+                images.append(_figure_png(fig))
+            finally:
+                plt.close(fig)
+    finally:
+        _PRECOMPUTING.pop()
     name = getattr(draw, "__name__", "the drawing")
     return StaticWidget(names, boxes, images, figure,
                         alt if alt is not None else f"figure drawn by {name}")

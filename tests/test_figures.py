@@ -616,26 +616,46 @@ def _cell_output_images(html: str) -> int:
     return counter.count
 
 
+def _static_widget_images(html: str):
+    """(number of precomputed images, whether the form shows an image of its own) of the
+    static widgets (``dpolearn.widgets``) in a cell's HTML output."""
+    import json
+    import re
+
+    found = []
+    for payload in re.findall(r'<script type="application/json" class="dpl-widget-data">'
+                              r'(.*?)</script>', html, flags=re.S):
+        data = json.loads(payload)          # "<\\/" is JSON for "</"
+        found.append((len(data["images"]), not data["target"]))
+    return found
+
+
 def _notebook_images(path: pathlib.Path):
     """PNG outputs of an executed notebook: (execution count of the cell of each PNG output,
-    number of them in cells whose output the page shows, number in the state of its widgets)."""
+    number of images the page shows in the outputs of its cells, number of widget drawings:
+    in the state of its live widgets and in its static widgets' forms)."""
     import json
 
     nb = json.loads(path.read_text(encoding="utf-8"))
-    cells, shown = [], 0
+    cells, shown, in_widgets = [], 0, 0
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
             continue
-        n = sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
+        outputs = cell.get("outputs", [])
+        n = sum(1 for out in outputs if "image/png" in out.get("data", {}))
         cells += [cell["execution_count"]] * n
+        static = [form for out in outputs
+                  for form in _static_widget_images("".join(out.get("data", {})
+                                                            .get("text/html", "")))]
+        in_widgets += sum(count for count, _ in static)
         tags = set(cell.get("metadata", {}).get("tags", []))
         if not tags & {"remove-output", "remove-cell"}:
-            shown += n
+            shown += n + sum(own for _, own in static)
     state = (nb.get("metadata", {}).get("widgets", {})
              .get("application/vnd.jupyter.widget-state+json", {}).get("state", {}))
-    in_widgets = sum(1 for model in state.values()
-                     for out in model.get("state", {}).get("outputs", []) or []
-                     if "image/png" in out.get("data", {}))
+    in_widgets += sum(1 for model in state.values()
+                      for out in model.get("state", {}).get("outputs", []) or []
+                      if "image/png" in out.get("data", {}))
     return cells, shown, in_widgets
 
 

@@ -56,6 +56,50 @@ def test_static_form_draws_every_setting_once_and_swaps_images_by_row_major_inde
     assert set(plt.get_fignums()) <= open_before                    # no figure left open
 
 
+def test_without_a_figure_to_drive_the_form_shows_the_default_setting_even_without_script():
+    w = widgets.interactive(draw_line, static=True,
+                            slope=widgets.Slider([0.5, 1.0, 2.0], value=2.0),
+                            colour=widgets.Choice(["blue", "orange"], value="orange"))
+    src = re.search(r'<img class="dpl-widget-image" src="data:image/png;base64,([^"]+)"',
+                    w._repr_html_()).group(1)
+    assert base64.b64decode(src) == w.images[2 * 2 + 1]       # slope 2.0, colour orange
+    driving = widgets.interactive(draw_line, static=True, figure="fig-test-line",
+                                  slope=widgets.Slider([0.5, 1.0]))
+    assert "<img" not in driving._repr_html_()     # the captioned figure shows the default
+
+
+def test_the_figure_audit_counts_a_static_widgets_drawings_as_the_figure_they_replace(
+        monkeypatch, tmp_path):
+    """Drawings made while a static widget precomputes its settings are recorded as widget
+    drawings shown in place of the captioned figure they drive, not as figures of the cell."""
+    monkeypatch.setenv(figure_audit.AUDIT_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "book/page")
+    seen = []
+
+    def draw(slope=1.0):
+        seen.append(widgets.precomputing())
+        fig = draw_line(slope)
+        figure_audit._write_record(fig, widgets._figure_png(fig))   # as the formatter would
+        return fig
+
+    widgets.interactive(draw, static=True, figure="fig-test-line",
+                        slope=widgets.Slider([0.5, 1.0]))
+    widgets.interactive(draw, static=True, slope=widgets.Slider([0.5, 1.0]))
+    assert seen == ["fig-test-line"] * 2 + [""] * 2 and widgets.precomputing() is None
+    fig = draw_line()
+    figure_audit._write_record(fig, widgets._figure_png(fig))       # an ordinary figure
+    plt.close(fig)
+    records = figure_audit.read_records(tmp_path / "book")["page"]
+    assert [(r["widget"], r.get("drives")) for r in records] == \
+        [(True, "fig-test-line")] * 2 + [(True, None)] * 2 + [(False, None)]
+    checked, escaped = figure_audit.audit_page(records, {})
+    column = figure_audit.COLUMN_WIDTH_PX
+    assert [c["shown_in_px"] for c in checked[:3]] == [
+        min(column, figure_audit.available_width_px(captioned=True))] * 2 + [
+        min(column, figure_audit.available_width_px(widget=True))]
+    assert escaped == []
+
+
 def test_live_form_is_an_ipywidgets_interactive_with_the_controls_ranges():
     ipywidgets = pytest.importorskip("ipywidgets")
     w = widgets.interactive(draw_line, static=False,
@@ -199,6 +243,13 @@ def test_the_browser_check_moves_every_control_and_sees_the_image_change(browser
     try:
         page.goto(site.root + "good.html")
         assert check_static_widgets(page) == ([], 1)
+        (tmp_path / "alone.html").write_text(
+            f"<!doctype html><html><body>{good._repr_html_()}</body></html>", encoding="utf-8")
+        page.goto(site.root + "alone.html")        # the figure it drives is not on the page
+        problems, n = check_static_widgets(page)
+        assert n == 1 and len(problems) == 1 and "no figure 'fig-test-line'" in problems[0]
+        shown = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
+        assert shown["loaded"] and "setting:" in shown["alt"]      # its own image instead
         page.goto(site.root + "frozen.html")
         problems, n = check_static_widgets(page)
         assert n == 1 and any("did not change the image" in p for p in problems)

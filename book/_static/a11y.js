@@ -15,6 +15,10 @@ document.addEventListener("DOMContentLoaded", () => {
     const name = link && link.textContent.trim() ? link.textContent.trim() : "this section";
     summary.setAttribute("aria-label", `Show or hide the pages of ${name}`);
   });
+  // The module index folds a package's submodules behind an image whose alt text is "-".
+  document.querySelectorAll("img.toggler").forEach((toggle) => {
+    toggle.setAttribute("alt", "Show or hide the submodules");
+  });
 });
 
 // Interactive widgets (rendered later by the widget manager): a slider or a drop-down list

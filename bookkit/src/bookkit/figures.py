@@ -402,8 +402,11 @@ def _write_record(fig, data) -> None:
     if not directory:
         return
     _COUNTS[page] = _COUNTS.get(page, 0) + 1
+    drives = widgets.precomputing()      # a static widget's drawing of one of its settings
     record: Dict[str, Any] = {"page": page, "index": _COUNTS[page], "cell": _CELLS_RUN[0],
-                              "widget": _inside_output_widget()}
+                              "widget": drives is not None or _inside_output_widget()}
+    if drives:
+        record["drives"] = drives         # shown in place of that captioned figure's image
     try:
         png = _png_bytes(data)
         if png is None:
@@ -589,9 +592,12 @@ def audit_page(records: Iterable[Mapping[str, Any]],
     for rec in records:
         cell = cells.get(rec.get("cell"), {})
         widget, boxed = bool(rec.get("widget")), bool(cell.get("boxed"))
+        # a static widget's drawing takes the place of the captioned figure it drives
+        captioned = bool(rec.get("drives")) or (bool(cell.get("captioned")) and not widget)
         width = min(float(COLUMN_WIDTH_PX), available_width_px(
-            captioned=bool(cell.get("captioned")) and not widget, boxed=boxed, widget=widget))
-        where = ("a widget's output in a box" if widget and boxed else
+            captioned=captioned, boxed=boxed, widget=widget and not rec.get("drives")))
+        where = ("the captioned figure it drives" if rec.get("drives") else
+                 "a widget's output in a box" if widget and boxed else
                  "a box (collapsed output or solution)" if boxed else "its place")
         extra = _context_problem(rec, width, where)
         checked.append(dict(rec, shown_in_px=round(width, 1),

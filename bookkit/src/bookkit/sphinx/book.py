@@ -177,8 +177,8 @@ def _offer_notebook_download(app, pagename, templatename, context, doctree) -> N
     notebook download. We copy it here for every edition; :func:`_finish` then replaces it
     with the plain-Markdown notebook of that edition.
     """
-    md = Path(app.env.doc2path(pagename))
-    if md.suffix != ".md" or not md.exists() or not is_notebook_source(md):
+    md = Path(app.srcdir) / f"{pagename}.md"   # the page's source, or beside its notebook
+    if not md.exists() or not is_notebook_source(md):
         return
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
     if not executed.exists():
