@@ -345,7 +345,7 @@ _SCRIPT = """(function () {
   }
   var base = img.getAttribute("alt") || "";
   var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-axis]"));
-  function update() {
+  function update(first) {
     var k = 0, parts = [];
     inputs.forEach(function (el) {
       var a = Number(el.getAttribute("data-axis")), i = Number(el.value);
@@ -356,12 +356,14 @@ _SCRIPT = """(function () {
         el.setAttribute("aria-valuetext", data.labels[a][i]);
       }
     });
-    img.src = data.images[k];
+    // at first the page's own image shows the default setting: replacing it would abort
+    // its request
+    if (!(first && img.getAttribute("src"))) img.src = data.images[k];
     img.setAttribute("alt", base + " (setting: " + parts.join(", ") + ")");
     root.setAttribute("data-shown", String(k));
   }
-  inputs.forEach(function (el) { el.addEventListener("input", update); });
-  update();
+  inputs.forEach(function (el) { el.addEventListener("input", function () { update(false); }); });
+  update(true);
 })();"""
 
 

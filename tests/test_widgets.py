@@ -242,6 +242,9 @@ def test_the_browser_check_moves_every_control_and_sees_the_image_change(browser
     page = browser.new_page()
     try:
         page.goto(site.root + "good.html")
+        before = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
+        assert before["src"] == page.locator("figure img").get_attribute("src")  # left loading
+        assert "setting:" in before["alt"]
         assert check_static_widgets(page) == ([], 1)
         (tmp_path / "alone.html").write_text(
             f"<!doctype html><html><body>{good._repr_html_()}</body></html>", encoding="utf-8")
