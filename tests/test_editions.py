@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import nbformat
 import pytest
+import yaml
 
 from bookkit import book, editions, myst
 from bookkit import notebook as m2n
@@ -313,7 +314,10 @@ def test_student_source_tree_from_a_build_executes_nothing(tmp_path):
     assert "execute_notebooks: 'off'" in config and "book/*.ipynb" not in config
     primer = nbformat.read(src / "book" / "primer.ipynb", as_version=4)
     assert all(c.outputs for c in primer.cells if c.cell_type == "code")
-    assert not (src / "book" / "primer.md").exists()
+    # the chapter's MyST text stays beside its notebook for the download, out of the build
+    cfg = yaml.safe_load(config)
+    assert "book/primer.md" in cfg["exclude_patterns"]
+    assert "book/intro.md" not in cfg["exclude_patterns"]          # a page, not a notebook
     _, fragments = book_solutions()
     pages = [p for p in (src / "book").glob("*.*") if p.suffix in (".md", ".ipynb")]
     text = normalise("\n".join(p.read_text(encoding="utf-8") for p in pages))
@@ -421,7 +425,8 @@ def test_student_site_links_only_student_notebooks(student_book):
         assert downloads, f"{doc}: no .ipynb download"
         nb = nbformat.read((page.parent / downloads[0]).resolve(), as_version=4)
         assert nb.metadata["dpolearn"]["edition"] == "student"
-        # code beyond the install cell
-        has_code = len([c for c in nb.cells if c.cell_type == "code"]) > 1
-        assert not has_code or any(c.get("outputs") for c in nb.cells), \
+        # the outputs the page shows (the edition's executed chapter) are in the download
+        executed = nbformat.read(student_book.executed / f"{doc}.ipynb", as_version=4)
+        shown = any(c.get("outputs") for c in executed.cells if c.cell_type == "code")
+        assert not shown or any(c.get("outputs") for c in nb.cells), \
             f"{doc}: download has no outputs"
