@@ -272,3 +272,29 @@ def browser():
     from test_browser import open_browser
 
     yield from open_browser()
+
+
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+PAGE_AUDIT_REPORT = ROOT / "_build" / "page-audit-quick.json"
+
+
+@pytest.fixture(scope="session")
+def quick_book_audit(browser, quick_book) -> dict:
+    """The reader's audit (``bookkit.page_audit``) of every page of the quick build, page name
+    -> ``PageResult``: one pass of the browser over the site for the tests that look at the
+    pages (test_page_audit: every check; test_browser: the pages and screenshots; test_figures:
+    the shown widths of the figures). Screenshots go to ``_build/screenshots/``, the JSON
+    report to ``_build/page-audit-quick.json``."""
+    from bookkit import page_audit
+
+    start = time.perf_counter()
+    with page_audit.serve(quick_book.html) as root:
+        results = page_audit.audit_site(browser, root, page_audit.site_pages(quick_book.html),
+                                        screenshots=SCREENSHOTS)
+    totals = page_audit.summarise(results)
+    PAGE_AUDIT_REPORT.parent.mkdir(parents=True, exist_ok=True)
+    PAGE_AUDIT_REPORT.write_text(json.dumps({"totals": totals,
+                                             "pages": [r.as_json() for r in results]},
+                                            indent=1), encoding="utf-8")
+    print(f"page audit of {len(results)} pages in {time.perf_counter() - start:.0f} s: {totals}")
+    return {r.page: r for r in results}

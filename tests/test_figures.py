@@ -32,7 +32,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
-from test_browser import serve  # noqa: E402  (a local server; the browser fixture is conftest's)
 
 import dpolearn as dpl  # noqa: E402
 from bookkit import figures as figure_audit  # noqa: E402
@@ -697,53 +696,26 @@ def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_b
     assert n_pages >= 10 and audit["figures_audited"] == len(audit["figures"]) > 50
 
 
-_SHOWN_IMAGES_JS = """() => {
-  document.querySelectorAll('details').forEach(d => d.open = true);
-  return Array.from(document.querySelectorAll('div.cell_output img')).map(i => ({
-    src: i.getAttribute('src') || '', natural: i.naturalWidth,
-    shown: i.getBoundingClientRect().width, captioned: !!i.closest('figure'),
-    boxed: !!i.closest('.admonition, details'), widget: !!i.closest('.widget-subarea')}));
-}"""
-
-
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
-def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book, browser):
-    """Headless Chromium at a 1280 px window (the browser fixture of test_browser.py): every
-    image in a cell output, widget drawings included, is shown ``min(PNG width, width of its
-    place)`` CSS pixels wide, the place's width being ``figure_audit.available_width_px``
-    (captioned or not, in a box or not, a widget's drawing or not): the display model with
-    which the build's audit turns each figure's font sizes into shown sizes."""
-    site, stop = serve(quick_book.html)
+def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book_audit):
+    """Headless Chromium at a 1280 px window (the reader's audit of conftest's
+    ``quick_book_audit``, which measures every image of the cells' outputs after opening every
+    box): each image, widget drawings included, is shown ``min(PNG width, width of its place)``
+    CSS pixels wide, the place's width being ``figure_audit.available_width_px`` (captioned or
+    not, in a box or not, a widget's drawing or not): the display model with which the build's
+    audit turns each figure's font sizes into shown sizes."""
     wrong, n_images = [], 0
-    try:
-        for path in sorted((quick_book.html / "book").glob("*.html")):
-            if _cell_output_images(path.read_text(encoding="utf-8")) == 0 and \
-                    "widget-view" not in path.read_text(encoding="utf-8"):
-                continue
-            page = browser.new_page()
-            try:
-                page.goto(f"{site.root}book/{path.name}", wait_until="load", timeout=30_000)
-                page.evaluate("() => document.querySelectorAll('img').forEach("
-                              "i => i.loading = 'eager')")
-                try:                                   # widgets draw their images late
-                    page.wait_for_function(
-                        "() => Array.from(document.images).every(i => i.complete)",
-                        timeout=20_000)
-                    page.wait_for_timeout(500)
-                except Exception:
-                    pass
-                for img in page.evaluate(_SHOWN_IMAGES_JS):
-                    n_images += 1
-                    place = figure_audit.available_width_px(
-                        captioned=img["captioned"], boxed=img["boxed"], widget=img["widget"])
-                    expected = min(img["natural"], place)
-                    if img["natural"] == 0 or abs(img["shown"] - expected) > 1.0:
-                        wrong.append(f"{path.name}: {img['src'][:60]} is {img['natural']} px, "
-                                     f"shown {img['shown']:.1f} px (expected {expected:.1f})")
-            finally:
-                page.close()
-    finally:
-        stop()
+    for name, result in sorted(quick_book_audit.items()):
+        if not name.startswith("book/"):
+            continue
+        for img in result.shown_images:
+            n_images += 1
+            place = figure_audit.available_width_px(
+                captioned=img["captioned"], boxed=img["boxed"], widget=img["widget"])
+            expected = min(img["natural"], place)
+            if img["natural"] == 0 or abs(img["shown"] - expected) > 1.0:
+                wrong.append(f"{name}: {img['src'][:60]} is {img['natural']} px, "
+                             f"shown {img['shown']:.1f} px (expected {expected:.1f})")
     assert wrong == [], "\n".join(wrong)
     assert n_images > 50

@@ -13,8 +13,16 @@ checks what a reader sees:
   own that scrolls inside the column (wide tables);
 * **accessibility**: axe-core (bundled by ``axe-playwright-python``) finds no violation of
   impact "critical" or "serious" (the lower impacts are reported, not failed);
-* **images**: every ``<img>`` has an alt text that says what it shows: not missing or empty,
-  not a file name, path or hash, and at least :data:`MIN_ALT_WORDS` words.
+* **images**: every ``<img>`` loads and has an alt text that says what it shows: not missing
+  or empty, not a file name, path or hash, and at least :data:`MIN_ALT_WORDS` words;
+* **the page itself**: no console error or uncaught exception from the site's own scripts, no
+  failed request to the site, no request leaving the machine (the book works offline), every
+  ipywidgets view rendered, no traceback in a cell's output except in cells tagged
+  ``raises-exception``, and no unresolved reference ("??").
+
+Each page's result also lists the images of its cells' outputs with their natural and shown
+widths and their place (captioned, in a box, a widget's drawing), for the figure audit's display
+model.
 
 The checks of overflow run after every collapsed box (hidden input or output, an exercise's
 solution) has been opened, so a line cut off inside a solution is found too; axe runs before,
@@ -110,6 +118,23 @@ _WIDGETS_JS = """() => Array.from(document.querySelectorAll(
   return !!(area && area.classList.contains('widget-subarea') && area.childElementCount > 0);
 })"""
 
+#: Cells' outputs showing a traceback, outside cells that raise on purpose.
+_OUTPUT_ERRORS_JS = """() => Array.from(document.querySelectorAll('div.cell_output'))
+  .filter(o => !o.closest('.tag_raises-exception'))
+  .filter(o => o.querySelector('.traceback, .output.error, .output.stderr.error')
+               || o.innerText.includes('Traceback (most recent call last)'))
+  .map(o => o.innerText.slice(0, 200))"""
+
+#: Images that did not load.
+_UNLOADED_JS = """() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))
+  .map(i => i.getAttribute('src') || '(no src)')"""
+
+#: The images of the cells' outputs, with their widths and places.
+_SHOWN_IMAGES_JS = """() => Array.from(document.querySelectorAll('div.cell_output img')).map(i => ({
+  src: (i.getAttribute('src') || '').slice(0, 120), natural: i.naturalWidth,
+  shown: i.getBoundingClientRect().width, captioned: !!i.closest('figure'),
+  boxed: !!i.closest('.admonition, details'), widget: !!i.closest('.widget-subarea')}))"""
+
 _EXPAND_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
@@ -155,8 +180,9 @@ _OVERFLOW_JS = """() => {
   return {column: Math.round(right - left), problems: out};
 }"""
 
-#: TeX a parsed page never shows as text (outside code).
-_RAW_TEX = re.compile(r"\$\$|\\begin\b|\\frac\b|\\\(|\\\)|\\\[|\\\]")
+#: TeX a parsed page never shows as text (outside code): delimiters, commands, ``$x$``.
+_RAW_TEX = re.compile(r"\$\$|\\begin\b|\\frac\b|\\\(|\\\)|\\\[|\\\]"
+                      r"|\$[^$\s][^$\n]*?[^\s$]\$|\$[^$\s]\$")
 #: An image's file name, path or hash where its alt text should be.
 _FILE_LIKE = re.compile(r"\.(png|jpe?g|svg|gif|webp)\b|_images/|_static/|\.\./"
                         r"|\b[0-9a-f]{16,}\b|^\S*/\S*$", re.IGNORECASE)
@@ -207,12 +233,20 @@ class PageResult:
     url: str
     typeset_math: int = 0
     images: int = 0
+    widgets: int = 0                                         # ipywidgets views
     column_px: int = 0
     math: List[str] = field(default_factory=list)
     overflow: List[dict] = field(default_factory=list)
     axe: Dict[str, dict] = field(default_factory=dict)      # rule id -> impact, nodes, help
     bad_images: List[dict] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)          # the page did not load, ...
+    #: console errors, uncaught exceptions, failed requests, requests off the machine
+    console: List[str] = field(default_factory=list)
+    unloaded_images: List[str] = field(default_factory=list)
+    output_errors: List[str] = field(default_factory=list)
+    unresolved: List[str] = field(default_factory=list)      # "??" where a reference failed
+    #: the cells' output images: src, natural and shown width, captioned, boxed, widget
+    shown_images: List[dict] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -222,7 +256,11 @@ class PageResult:
     @property
     def problems(self) -> List[str]:
         """One line per failure on the page."""
-        out = list(self.errors) + list(self.math)
+        out = list(self.errors) + list(self.console) + list(self.math)
+        out += [f"image did not load: {src}" for src in self.unloaded_images]
+        out += [f"error output outside a raises-exception cell: {text!r}"
+                for text in self.output_errors]
+        out += [f"unresolved reference: ...{text}..." for text in self.unresolved]
         out += [f"{o['what']} ({o['width']} px in {o['box']} px): {o['element']} {o['text']!r}"
                 for o in self.overflow]
         out += [f"axe {rule} ({v['impact']}, {v['nodes']} element(s)): {v['help']}; e.g. "
@@ -306,19 +344,28 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
     """
     result = PageResult(page=name or url, url=url)
     start = time.perf_counter()
+    listeners = _listen(page, url, result.console)
     try:
         response = page.goto(url, wait_until="load", timeout=LOAD_MS)
         if response is None or not response.ok:
             result.errors.append(f"page did not load: HTTP {response and response.status}")
             return result
-        if page.evaluate(_WIDGETS_JS):               # widgets render after the page's load
+        views = page.evaluate(_WIDGETS_JS)
+        result.widgets = len(views)
+        if views:                                    # widgets render after the page's load
             with contextlib.suppress(Exception):     # a widget that never renders: audited as is
                 page.wait_for_function(f"() => ({_WIDGETS_JS})().every(x => x)", timeout=WAIT_MS)
+            missing = page.evaluate(_WIDGETS_JS).count(False)
+            if missing:
+                result.errors.append(f"{missing} of {len(views)} widgets did not render")
         math = page.evaluate(_MATH_JS)
         result.typeset_math = math["typeset"]
         result.math += [f"math not typeset by MathJax: {t!r}" for t in math["untypeset"]]
         result.math += [f"MathJax error: {t!r}" for t in math["errors"]]
         result.math += [f"raw TeX in the text: ...{s}..." for s in raw_tex_snippets(math["text"])]
+        result.unresolved = [" ".join(math["text"][max(0, m.start() - 40): m.end() + 5].split())
+                             for m in re.finditer(r"\?\?", math["text"])]
+        result.output_errors = page.evaluate(_OUTPUT_ERRORS_JS)
         images = page.evaluate(_IMAGES_JS)
         result.images = len(images)
         for img in images:
@@ -337,13 +384,44 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
         with contextlib.suppress(Exception):        # an image that never loads: measured as is
             page.wait_for_function("() => Array.from(document.images).every(i => i.complete)",
                                    timeout=WAIT_MS)
+        result.unloaded_images = page.evaluate(_UNLOADED_JS)
+        result.shown_images = page.evaluate(_SHOWN_IMAGES_JS)
         overflow = page.evaluate(_OVERFLOW_JS)
         result.column_px, result.overflow = overflow["column"], overflow["problems"]
     except Exception as exc:                         # report the page, audit the others
         result.errors.append(f"audit failed: {type(exc).__name__}: {exc}")
     finally:
+        for event, listener in listeners:
+            page.remove_listener(event, listener)
         result.seconds = round(time.perf_counter() - start, 2)
     return result
+
+
+def _listen(page, url: str, found: List[str]) -> List[Tuple[str, Callable]]:
+    """Record into ``found`` what the page's console and network report while ``url`` is open:
+    errors of the site's own scripts, failed requests to the site, requests off the machine
+    (which :func:`_keep_local` aborts). Returns the listeners, to remove afterwards."""
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+
+    def on_console(msg):
+        where = (msg.location or {}).get("url", "") or ""
+        if msg.type == "error" and (where.startswith(origin) or not where):
+            found.append(f"console error: {msg.text} [{where}]")
+
+    def on_request(request):
+        parts = urlsplit(request.url)
+        if parts.scheme not in ("data", "blob") and parts.hostname not in LOCAL_HOSTS:
+            found.append(f"network request off the machine: {request.url}")
+
+    def on_failed(request):
+        if urlsplit(request.url).hostname in LOCAL_HOSTS:
+            found.append(f"failed request: {request.url} ({request.failure})")
+
+    listeners = [("console", on_console), ("request", on_request), ("requestfailed", on_failed),
+                 ("pageerror", lambda exc: found.append(f"uncaught exception: {exc}"))]
+    for event, listener in listeners:
+        page.on(event, listener)
+    return listeners
 
 
 def audit_site(context, root_url: str, pages: Sequence[str],
@@ -393,6 +471,10 @@ def summarise(results: Sequence[PageResult]) -> dict:
         "axe_blocking_violations": sum(len(r.blocking_axe) for r in results),
         "images": sum(r.images for r in results),
         "images_without_good_alt": sum(len(r.bad_images) for r in results),
+        "images_not_loaded": sum(len(r.unloaded_images) for r in results),
+        "console_and_network_errors": sum(len(r.console) for r in results),
+        "error_outputs": sum(len(r.output_errors) for r in results),
+        "unresolved_references": sum(len(r.unresolved) for r in results),
         "page_errors": sum(len(r.errors) for r in results),
         "seconds": round(sum(r.seconds for r in results), 1),
     }
