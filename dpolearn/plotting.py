@@ -47,6 +47,7 @@ __all__ = [
     "export",
     "LABEL_ORDER",
     "FIGURE_WIDTH_IN",
+    "BOXED_FIGURE_WIDTH_IN",
     "CSS_PX_PER_INCH",
     "EXPORT_DPI",
     "ALGORITHM_LABELS",
@@ -59,6 +60,8 @@ __all__ = [
 CSS_PX_PER_INCH = 96
 #: Figure width: 6.8 in at 96 dpi is 653 px, inside the column with room for ``bbox="tight"``.
 FIGURE_WIDTH_IN = 6.8
+#: Width of a figure in a box (an exercise's solution), whose body is indented: 614 px.
+BOXED_FIGURE_WIDTH_IN = 6.4
 #: Resolution of the exported PNG files (slides, printed notes).
 EXPORT_DPI = 200
 
@@ -219,7 +222,8 @@ def color_of(label: str) -> str:
     return style_of(label)["color"]
 
 
-def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
+def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, boxed: bool = False,
+             **kwargs):
     """``plt.subplots`` in the book style, sized for the book's column.
 
     Parameters
@@ -228,6 +232,9 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
         Panel grid; at most two columns fit the column at a legible size.
     height : float
         Multiplier of the default row height (e.g. 1.2 for a tall single panel).
+    boxed : bool
+        The figure is shown in a box of the page (an exercise's solution), narrower than the
+        column: drawn :data:`BOXED_FIGURE_WIDTH_IN` wide instead of :data:`FIGURE_WIDTH_IN`.
     **kwargs
         Passed to ``plt.subplots`` (``figsize`` is rejected: every figure has the column width).
 
@@ -247,11 +254,14 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float = 1.0, **kwargs):
         )
     if not isinstance(height, (int, float)) or not 0.3 <= height <= 3:
         raise ValueError(f"height must be a number in [0.3, 3], got {height!r}")
+    if not isinstance(boxed, bool):
+        raise TypeError(f"boxed must be True or False, got {show(boxed)}")
     if "figsize" in kwargs:
         raise TypeError(f"figsize is fixed by the book style, got figsize={kwargs['figsize']!r}")
     use_style()
     row = _PANEL_HEIGHT_IN[ncols] * height
-    kwargs["figsize"] = (FIGURE_WIDTH_IN, row * nrows + (0.2 if nrows > 1 else 0.0))
+    width = BOXED_FIGURE_WIDTH_IN if boxed else FIGURE_WIDTH_IN
+    kwargs["figsize"] = (width, row * nrows + (0.2 if nrows > 1 else 0.0))
     kwargs.setdefault("squeeze", False)
     kwargs.setdefault("layout", "constrained")
     return plt.subplots(nrows, ncols, **kwargs)

@@ -174,7 +174,11 @@ def test_checker_fails_on_the_broken_fixture(browser, broken_book):
     }
     missed = [what for what, needle in expected.items() if needle not in problems]
     assert not missed, f"the checker missed: {missed}; it reported:\n{problems}"
-    # ... and the good page (typeset math, a figure, a widget, a raises-exception cell) passes.
-    assert not good.problems, "false alarms on the good page:\n" + "\n".join(good.problems)
+    # ... and the good page (typeset math, a figure, a widget, a raises-exception cell) shows
+    # none of them (the mini book has no alt texts and widget labels: the book's extensions
+    # add those, and tests/test_page_audit.py tests their checks).
+    false_alarms = (good.errors + good.console + good.math + good.unloaded_images
+                    + good.output_errors + good.unresolved)
+    assert not false_alarms, "false alarms on the good page:\n" + "\n".join(false_alarms)
     assert good.images >= 1 and good.typeset_math >= 2
     assert good.widgets == 1

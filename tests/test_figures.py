@@ -253,6 +253,27 @@ def test_experiment_figure_is_legible_on_the_page(experiment):
         plt.close(fig)
 
 
+def test_a_boxed_figure_fits_the_indented_body_of_an_admonition():
+    """A figure drawn for an exercise's solution (``subplots(boxed=True)``) is no wider than
+    the place the page gives it, so the page shows it at its own size."""
+    from bookkit.figures import page_png, png_size
+
+    for boxed, place in ((False, figure_audit.COLUMN_WIDTH_PX),
+                         (True, figure_audit.available_width_px(admonition=True))):
+        fig, axes = plotting.subplots(boxed=boxed)
+        axes[0, 0].plot([0, 1], [0, 1], label="a curve")
+        axes[0, 0].set_xlabel("round t")
+        axes[0, 0].set_ylabel("regret")
+        axes[0, 0].legend()
+        try:
+            width = png_size(page_png(fig))[0]
+        finally:
+            plt.close(fig)
+        assert place - 40 < width <= place, (boxed, width, place)
+    with pytest.raises(TypeError, match="boxed"):
+        plotting.subplots(boxed="yes")
+
+
 # ------------------------------------------------------------------ figure files
 def test_export_writes_svg_png_at_200_dpi_and_the_plotted_data(tmp_path):
     from dpolearn.simulate import Result
@@ -488,6 +509,11 @@ def test_audit_checks_each_figure_against_the_width_of_its_place():
     warnings = figure_audit.audit_warnings([drawing], {4: {"images": 0, "boxed": True}})
     assert len(warnings) == 1 and "widget drawing 1" in warnings[0]
     assert figure_audit.audit_warnings([drawing], {4: {"images": 0}}) == []
+    # an admonition's body (an exercise's solution) is indented inside its box: narrower
+    solution = figure_audit.audit_page([dict(rec, png_px=[652, 300])], {4: {
+        "images": 1, "boxed": True, "admonition": True}})[0][0]
+    assert solution["shown_in_px"] == figure_audit.available_width_px(admonition=True) < 652
+    assert len(solution["problems"]) == 1 and "admonition" in solution["problems"][0]
 
 
 def test_legibility_checks_reject_bad_input():
@@ -712,7 +738,8 @@ def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book_a
         for img in result.shown_images:
             n_images += 1
             place = figure_audit.available_width_px(
-                captioned=img["captioned"], boxed=img["boxed"], widget=img["widget"])
+                captioned=img["captioned"], boxed=img["boxed"], widget=img["widget"],
+                admonition=img["admonition"])
             expected = min(img["natural"], place)
             if img["natural"] == 0 or abs(img["shown"] - expected) > 1.0:
                 wrong.append(f"{name}: {img['src'][:60]} is {img['natural']} px, "

@@ -90,7 +90,8 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: tests/test_figures.py checks every image of the quick build against this model).
 _ARTICLE_PX = 688.0
 _CAPTIONED_PX = 16.0          # a captioned figure (mystnb figure metadata): 672 px
-_BOXED_PX = 22.2              # a box: collapsed output (hide-output) or an exercise's solution
+_BOXED_PX = 22.2              # a box: collapsed output (hide-output, hide-cell)
+_ADMONITION_PX = 67.0         # an admonition (exercise, solution, note): box and indented body
 _WIDGET_PX = 4.0              # an interactive widget's output area
 
 
@@ -338,7 +339,7 @@ def figure_record(fig, png: bytes, column_px: float = COLUMN_WIDTH_PX) -> Dict[s
 
 
 def available_width_px(*, captioned: bool = False, boxed: bool = False,
-                       widget: bool = False) -> float:
+                       widget: bool = False, admonition: bool = False) -> float:
     """Widest an image of a cell's output is shown, in CSS pixels, at a 1280 px window.
 
     Parameters
@@ -346,13 +347,16 @@ def available_width_px(*, captioned: bool = False, boxed: bool = False,
     captioned : bool
         The image is a captioned figure (``mystnb: figure`` metadata).
     boxed : bool
-        The output sits in a box: a collapsed output (``hide-output``, ``hide-cell``) or an
-        exercise's solution.
+        The output sits in a box: a collapsed output (``hide-output``, ``hide-cell``).
     widget : bool
         The image is an interactive widget's drawing.
+    admonition : bool
+        The output sits in an admonition (an exercise, its solution, a note), whose body is
+        indented inside its box: 621 px (a figure there is drawn with
+        ``dpolearn.plotting.subplots(boxed=True)``).
     """
-    return (_ARTICLE_PX - _CAPTIONED_PX * bool(captioned) - _BOXED_PX * bool(boxed)
-            - _WIDGET_PX * bool(widget))
+    box = _ADMONITION_PX if admonition else _BOXED_PX * bool(boxed)
+    return _ARTICLE_PX - _CAPTIONED_PX * bool(captioned) - box - _WIDGET_PX * bool(widget)
 
 
 def _context_problem(record: Mapping[str, Any], width: float, where: str) -> Optional[str]:
@@ -579,7 +583,8 @@ def audit_page(records: Iterable[Mapping[str, Any]],
         The page's records (:func:`read_records`).
     cells : mapping
         Cell execution count -> ``{"images": number of images in the cell's output on the
-        page, "captioned": bool, "boxed": bool}`` (see :func:`available_width_px`).
+        page, "captioned": bool, "boxed": bool, "admonition": bool}`` (see
+        :func:`available_width_px`).
 
     Returns
     -------
@@ -592,13 +597,16 @@ def audit_page(records: Iterable[Mapping[str, Any]],
     for rec in records:
         cell = cells.get(rec.get("cell"), {})
         widget, boxed = bool(rec.get("widget")), bool(cell.get("boxed"))
+        admonition = bool(cell.get("admonition")) and not rec.get("drives")
         # a static widget's drawing takes the place of the captioned figure it drives
         captioned = bool(rec.get("drives")) or (bool(cell.get("captioned")) and not widget)
         width = min(float(COLUMN_WIDTH_PX), available_width_px(
-            captioned=captioned, boxed=boxed, widget=widget and not rec.get("drives")))
+            captioned=captioned, boxed=boxed, widget=widget and not rec.get("drives"),
+            admonition=admonition))
         where = ("the captioned figure it drives" if rec.get("drives") else
+                 "an admonition (e.g. an exercise's solution)" if admonition else
                  "a widget's output in a box" if widget and boxed else
-                 "a box (collapsed output or solution)" if boxed else "its place")
+                 "a box (collapsed output)" if boxed else "its place")
         extra = _context_problem(rec, width, where)
         checked.append(dict(rec, shown_in_px=round(width, 1),
                             problems=list(rec.get("problems", [])) + ([extra] if extra else [])))

@@ -133,7 +133,8 @@ _UNLOADED_JS = """() => Array.from(document.images).filter(i => !(i.complete && 
 _SHOWN_IMAGES_JS = """() => Array.from(document.querySelectorAll('div.cell_output img')).map(i => ({
   src: (i.getAttribute('src') || '').slice(0, 120), natural: i.naturalWidth,
   shown: i.getBoundingClientRect().width, captioned: !!i.closest('figure'),
-  boxed: !!i.closest('.admonition, details'), widget: !!i.closest('.widget-subarea')}))"""
+  boxed: !!i.closest('.admonition, details'), admonition: !!i.closest('.admonition'),
+  widget: !!i.closest('.widget-subarea')}))"""
 
 _EXPAND_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
@@ -245,7 +246,8 @@ class PageResult:
     unloaded_images: List[str] = field(default_factory=list)
     output_errors: List[str] = field(default_factory=list)
     unresolved: List[str] = field(default_factory=list)      # "??" where a reference failed
-    #: the cells' output images: src, natural and shown width, captioned, boxed, widget
+    #: the cells' output images: src, natural and shown width, captioned, boxed, admonition,
+    #: widget
     shown_images: List[dict] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -344,7 +346,8 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
     """
     result = PageResult(page=name or url, url=url)
     start = time.perf_counter()
-    listeners = _listen(page, url, result.console)
+    recording = [True]                   # off while axe-core runs (see _listen)
+    listeners = _listen(page, url, result.console, recording)
     try:
         response = page.goto(url, wait_until="load", timeout=LOAD_MS)
         if response is None or not response.ok:
@@ -379,6 +382,7 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
                 page.screenshot(path=str(screenshot), full_page=True, timeout=LOAD_MS)
             except Exception as exc:
                 print(f"page_audit: no screenshot of {result.page}: {exc}", file=sys.stderr)
+        recording[0] = False             # the rest of the audit reads; axe fetches (_listen)
         result.axe = _axe_results(page, axe)
         page.evaluate(_EXPAND_JS)
         with contextlib.suppress(Exception):        # an image that never loads: measured as is
@@ -397,28 +401,36 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
     return result
 
 
-def _listen(page, url: str, found: List[str]) -> List[Tuple[str, Callable]]:
-    """Record into ``found`` what the page's console and network report while ``url`` is open:
-    errors of the site's own scripts, failed requests to the site, requests off the machine
-    (which :func:`_keep_local` aborts). Returns the listeners, to remove afterwards."""
+def _listen(page, url: str, found: List[str],
+            recording: List[bool]) -> List[Tuple[str, Callable]]:
+    """Record into ``found`` what the page's console and network report while ``url`` is open
+    and ``recording[0]`` is true: errors of the site's own scripts, failed requests to the
+    site, requests off the machine (which :func:`_keep_local` aborts). axe-core re-reads the
+    style sheets, resolving their ``@import`` against the page (a 404 no reader meets), so the
+    audit stops recording when it starts axe, its last step that loads anything (images that
+    fail to load later are found by their size). Returns the listeners, to remove afterwards."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+
+    def note(text: str) -> None:
+        if recording[0]:
+            found.append(text)
 
     def on_console(msg):
         where = (msg.location or {}).get("url", "") or ""
         if msg.type == "error" and (where.startswith(origin) or not where):
-            found.append(f"console error: {msg.text} [{where}]")
+            note(f"console error: {msg.text} [{where}]")
 
     def on_request(request):
         parts = urlsplit(request.url)
         if parts.scheme not in ("data", "blob") and parts.hostname not in LOCAL_HOSTS:
-            found.append(f"network request off the machine: {request.url}")
+            note(f"network request off the machine: {request.url}")
 
     def on_failed(request):
         if urlsplit(request.url).hostname in LOCAL_HOSTS:
-            found.append(f"failed request: {request.url} ({request.failure})")
+            note(f"failed request: {request.url} ({request.failure})")
 
     listeners = [("console", on_console), ("request", on_request), ("requestfailed", on_failed),
-                 ("pageerror", lambda exc: found.append(f"uncaught exception: {exc}"))]
+                 ("pageerror", lambda exc: note(f"uncaught exception: {exc}"))]
     for event, listener in listeners:
         page.on(event, listener)
     return listeners

@@ -174,15 +174,17 @@ def _count_shown_images(app, doctree):
                   if output.get("nb_element") == "cell_code_output"
                   for image in output.findall(nodes.image)]
         boxed = cell.get("hide_mode") in ("output", "input+output", "all")
+        admonition = False
         parent = cell.parent
-        while parent is not None and not boxed:
-            boxed = isinstance(parent, nodes.Admonition)
+        while parent is not None and not admonition:
+            admonition = isinstance(parent, nodes.Admonition)
             parent = parent.parent
-        entry = cells.setdefault(cell.get("exec_count"),
-                                 {"images": 0, "captioned": False, "boxed": False})
+        entry = cells.setdefault(cell.get("exec_count"), {"images": 0, "captioned": False,
+                                                          "boxed": False, "admonition": False})
         entry["images"] += len(images)
         entry["captioned"] |= any(_in_figure(image) for image in images)
-        entry["boxed"] |= boxed
+        entry["boxed"] |= boxed or admonition
+        entry["admonition"] |= admonition
     if not hasattr(app.env, "dpolearn_shown_images"):
         app.env.dpolearn_shown_images = {}
     app.env.dpolearn_shown_images[app.env.docname] = cells
