@@ -45,6 +45,7 @@ __all__ = [
     "errorbar",
     "shared_legend",
     "export",
+    "export_data",
     "LABEL_ORDER",
     "FIGURE_WIDTH_IN",
     "BOXED_FIGURE_WIDTH_IN",
@@ -497,14 +498,22 @@ def export(fig, name: str, outdir: Union[str, os.PathLike]) -> Path:
     Path
         The directory written to.
     """
+    outdir = export_data(fig, name, outdir)
+    fig.savefig(outdir / f"{name}.svg")
+    fig.savefig(outdir / f"{name}.png", dpi=EXPORT_DPI)
+    return outdir
+
+
+def export_data(fig, name: str, outdir: Union[str, os.PathLike]) -> Path:
+    """Write only ``<name>.csv``, the data ``fig`` plots (the columns of :func:`export`); returns
+    the directory written to."""
     check_figure(fig)
     if not isinstance(name, str) or not name or not all(c.isalnum() or c in "-_." for c in name):
         raise ValueError(f"name must be letters, digits, '-', '_' or '.', got {name!r}")
     outdir = check_directory("outdir", outdir)
-    fig.savefig(outdir / f"{name}.svg")
-    fig.savefig(outdir / f"{name}.png", dpi=EXPORT_DPI)
+    rows = _plotted_rows(fig)
     with open(outdir / f"{name}.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["panel", "series", "x", "y", "se"])
         writer.writeheader()
-        writer.writerows(_plotted_rows(fig))
+        writer.writerows(rows)
     return outdir

@@ -435,6 +435,34 @@ def _planted_figure():
     return fig
 
 
+def test_each_shown_figure_gets_its_data_as_csv_beside_the_figure_files(monkeypatch, tmp_path):
+    """In a book build (figure directory set) every figure a cell shows is written as CSV,
+    named after its page and number, and its record names the file; a widget's drawing is
+    not (the figure it stands for has its own)."""
+    import csv
+
+    monkeypatch.setenv(figure_audit.AUDIT_DIR_ENV, str(tmp_path / "records"))
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "book/planted")
+    monkeypatch.setenv(figure_audit.FIGURE_DIR_ENV, str(tmp_path / "figures"))
+    fig, axes = plotting.subplots()
+    axes[0, 0].plot([1, 2, 3], [0.5, 0.25, 0.125], label="UCB1")
+    axes[0, 0].legend()
+    try:
+        figure_audit._write_record(fig, figure_audit.page_png(fig))
+        monkeypatch.setattr(figure_audit, "_inside_output_widget", lambda: True)
+        figure_audit._write_record(fig, figure_audit.page_png(fig))
+    finally:
+        plt.close(fig)
+    first, drawing = figure_audit.read_records(tmp_path / "records" / "book")["planted"]
+    stem = figure_audit.data_file_stem("book/planted", first["index"])
+    assert first["csv"] == f"{stem}.csv" and "/" not in stem and "csv" not in drawing
+    with open(tmp_path / "figures" / first["csv"], newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["series"], float(r["x"]), float(r["y"])) for r in rows] == [
+        ("UCB1", 1.0, 0.5), ("UCB1", 2.0, 0.25), ("UCB1", 3.0, 0.125)]
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [first["csv"]]
+
+
 def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeypatch, tmp_path):
     """The wrapped formatter returns the inline backend's PNG byte for byte, and appends a
     record whose problems name the 5-pt label and the second legend; the collector turns them
@@ -682,6 +710,39 @@ def _notebook_images(path: pathlib.Path):
                       for out in model.get("state", {}).get("outputs", []) or []
                       if "image/png" in out.get("data", {}))
     return cells, shown, in_widgets
+
+
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_every_figure_of_a_page_links_its_data(quick_book):
+    """Under every image of a cell's output (a widget's form aside) the page links the CSV of
+    the data it plots, and that file is there with the figure's rows."""
+    import csv
+
+    from bs4 import BeautifulSoup
+
+    missing, n_figures = [], 0
+    for path in sorted((quick_book.html / "book").glob("*.html")):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for output in soup.select("div.cell_output"):
+            images = [i for i in output.find_all("img") if not i.find_parent(class_="dpl-widget")]
+            links = output.select("p.dpl-figure-data a")
+            n_figures += len(images)
+            if len(links) != len(images):
+                missing.append(f"{path.name}: {len(images)} image(s), {len(links)} data link(s)")
+                continue
+            for link in links:
+                target = (path.parent / link["href"]).resolve()
+                if not target.is_file():
+                    missing.append(f"{path.name}: {link['href']} is not there")
+                    continue
+                with open(target, newline="") as fh:
+                    reader = csv.DictReader(fh)
+                    rows = list(reader)
+                if reader.fieldnames != ["panel", "series", "x", "y", "se"] or not rows:
+                    missing.append(f"{path.name}: {link['href']} holds no data rows")
+    assert missing == [], "\n".join(missing)
+    assert n_figures > 50
 
 
 @pytest.mark.book

@@ -246,6 +246,13 @@ def _copy_audit_records(records: Path, dest: Path) -> None:
         shutil.copytree(records, dest)
 
 
+def _copy_figure_data(figures: Path, dest: Path) -> None:
+    """The public build's figure data (the CSV files its pages link under their figures)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for csv_file in sorted(figures.glob("*.csv")) if figures.is_dir() else []:
+        shutil.copy2(csv_file, dest / csv_file.name)
+
+
 def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
                  repository_url: Optional[str] = None, site_url: Optional[str] = None,
                  executed: Optional[Path] = PUBLIC_EXECUTED) -> int:
@@ -260,6 +267,8 @@ def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
     if executed is not None:
         _copy_audit_records(executed.parent / "figure-audit" / "records",
                             out / "_build" / "figure-audit" / "records")
+        _copy_figure_data(executed.parent / "html" / "_static" / "figures",
+                          out / "_build" / "html" / "_static" / "figures")
     notebooks = write_notebooks("student", out / "notebooks", site_url=site_url)
     print(f"student source: {src.relative_to(ROOT)}; {len(notebooks)} notebooks in "
           f"{(out / 'notebooks').relative_to(ROOT)}")

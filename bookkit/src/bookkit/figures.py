@@ -59,6 +59,7 @@ __all__ = [
     "smallest_shown_font",
     "figure_record",
     "available_width_px",
+    "data_file_stem",
     "install",
     "export_chapter_figures",
     "load_ipython_extension",
@@ -400,6 +401,11 @@ def _inside_output_widget() -> bool:
                for w in list(instances.values()))
 
 
+def data_file_stem(page: str, index: int) -> str:
+    """File name (without ``.csv``) of the data of figure number ``index`` of ``page``."""
+    return f"{page.replace('/', '-')}-figure-{index}"
+
+
 def _write_record(fig, data) -> None:
     directory = os.environ.get(AUDIT_DIR_ENV)
     page = os.environ.get(FIGURE_PAGE_ENV) or "unknown-page"
@@ -417,6 +423,11 @@ def _write_record(fig, data) -> None:
             raise ValueError(f"the formatter returned {type(data).__name__}, not a PNG")
         record.update(figure_record(fig, png))
         record["alt"] = figure_text.describe_figure(fig)      # the image's alt text on the page
+        figure_dir = os.environ.get(FIGURE_DIR_ENV)
+        if figure_dir and not record["widget"]:               # the data, linked under the image
+            name = data_file_stem(page, record["index"])
+            plotting.export_data(fig, name, figure_dir)
+            record["csv"] = f"{name}.csv"
     except Exception as exc:             # the figure is still shown; the build reports this
         record["problems"] = [f"the audit failed: {type(exc).__name__}: {exc}"]
     path = Path(directory) / f"{page}.jsonl"

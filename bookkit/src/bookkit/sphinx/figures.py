@@ -17,7 +17,8 @@ Loaded by ``_config.yml`` (``sphinx.extra_extensions``: ``bookkit.sphinx.figures
   experiment id, what it shows, its chapter, and links to the three files; the figures that
   chapter cells exported are added to the table when the build finishes.
 * Every image of a cell's output gets as its alt text the description of the figure that the
-  page's kernel wrote from the figure's data (:func:`_set_alt_texts`).
+  page's kernel wrote from the figure's data, and a link to that data as CSV under it
+  (:func:`_describe_images`).
 * Every figure a page shows is audited for legibility (:mod:`bookkit.figures`): the
   build points ``$IPYTHONDIR`` at a profile whose kernel configuration loads that module as an
   IPython extension (and ``$MPLBACKEND`` at matplotlib's inline backend, see
@@ -190,25 +191,43 @@ def _count_shown_images(app, doctree):
     app.env.dpolearn_shown_images[app.env.docname] = cells
 
 
-def _set_alt_texts(app, doctree):
+def _describe_images(app, doctree):
     """Give each image of a cell's output the alt text that the page's kernel wrote from the
     figure's data (``alt`` of its audit record, :func:`dpolearn.figure_text.describe_figure`),
-    in the order the cell displayed them; an alt text set in the cell's metadata is kept.
-    Without it the HTML writer would use the image's file name (a hash) as its alt text."""
-    alts = {}
+    in the order the cell displayed them, and a link to the figure's data (``csv`` of the
+    record: the CSV the kernel wrote beside the figure files) under it. An alt text set in the
+    cell's metadata is kept; without one the HTML writer would use the image's file name (a
+    hash) as its alt text."""
+    by_cell = {}
     for records in figure_audit.read_records(_records_dir(app, app.env.docname)).values():
         for rec in records:
-            if not rec.get("widget") and rec.get("alt"):
-                alts.setdefault(rec.get("cell"), []).append(rec["alt"])
-    for cell in doctree.findall(nodes.container):
-        if cell.get("nb_element") != "cell_code" or cell.get("exec_count") not in alts:
+            if not rec.get("widget"):
+                by_cell.setdefault(rec.get("cell"), []).append(rec)
+    prefix = "../" * app.env.docname.count("/")
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code" or cell.get("exec_count") not in by_cell:
             continue
         images = [image for output in cell.findall(nodes.container)
                   if output.get("nb_element") == "cell_code_output"
                   for image in output.findall(nodes.image)]
-        for image, text in zip(images, alts[cell.get("exec_count")]):
-            if "alt" not in image:
-                image["alt"] = text
+        for image, rec in zip(images, by_cell[cell.get("exec_count")]):
+            if "alt" not in image and rec.get("alt"):
+                image["alt"] = rec["alt"]
+            if rec.get("csv") and (_figure_dir(app) / rec["csv"]).is_file():
+                _link_data(image, f"{prefix}_static/{FIGURE_SUBDIR}/{rec['csv']}")
+
+
+def _link_data(image, href: str) -> None:
+    """Put a link to the figure's data under ``image``: after the part of the cell's output
+    that holds it (its figure, when captioned)."""
+    shown = image
+    while shown.parent is not None and shown.parent.get("nb_element") != "cell_code_output":
+        shown = shown.parent
+    if shown.parent is None:
+        return
+    link = nodes.reference("", "Data of this figure (CSV)", refuri=href, internal=False)
+    shown.parent.insert(shown.parent.index(shown) + 1,
+                        nodes.paragraph("", "", link, classes=["dpl-figure-data"]))
 
 
 def _purge_shown_images(app, env, docname):
@@ -314,7 +333,7 @@ def setup(app):
     app.connect("source-read", _set_page)
     app.connect("doctree-resolved", _fill_tables)
     app.connect("doctree-read", _count_shown_images)
-    app.connect("doctree-read", _set_alt_texts)
+    app.connect("doctree-read", _describe_images)
     app.connect("env-purge-doc", _purge_shown_images)
     app.connect("env-merge-info", _merge_shown_images)
     app.connect("build-finished", _audit_figures)
