@@ -14,6 +14,11 @@ build. Measured on the shared 2-core machine: see the report of ``--durations``.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
+import io
+import itertools
 import json
 import os
 import re
@@ -57,22 +62,22 @@ WRONG_ANSWERS = {
     "set2": [
         (
             "q2_3",
-            "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
-            "honest_one_dp = {c for c in configs if c[1] <= 1.0}",
+            "honest_eps_dp = {c for c, g in guarantees.items() if g.epsilon <= eps}",
+            "honest_eps_dp = {c for c in configs if c[1] <= eps}",
         ),  # trusts the nominal epsilon
         ("q2_10", "d = math.ceil(math.log2(complexity))", "d = math.floor(math.log2(complexity))"),
     ],
     "set3": [
         (
             "q3_4",
-            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2 - 1e-9)  # SOLUTION",
-            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2) + 1",
+            "n_needed = math.ceil((z * 0.5 / h) ** 2 - 1e-9)  # SOLUTION",
+            "n_needed = math.ceil((z * 0.5 / h) ** 2) + 1",
         ),
         (
             "q3_13",
-            "g = 2 / (math.exp(0.5) - 1)",
-            "g = 2 / (math.exp(1.5) - 1)",
-        ),  # loss 1.5 read as e^1.5
+            "g = 2 / (math.exp(2 - factor) - 1)",
+            "g = 2 / (math.exp(factor) - 1)",
+        ),  # the loss c read as a factor e^c
     ],
 }
 
@@ -392,3 +397,142 @@ def test_the_assignments_page_holds_no_instructor_notes():
     page = (ROOT / "book" / "assignments.md").read_text()
     assert "Instructor note" not in page and "What the autograder checks" not in page
     assert "What the autograder checks" in (ROOT / "assignments" / "INSTRUCTORS.md").read_text()
+
+
+
+# -- every combination of every question's parameters, without a build: the solution passes
+#    the question's tests, and the wrong answer of WRONG_ANSWERS fails a hidden one --------------
+
+#: Questions whose solution and hidden tests simulate (seconds per combination): the fast test
+#: checks a spread of their combinations, the slow one all of them.
+SIMULATING = {"q2_2"}
+SPREAD = 2
+
+
+@functools.cache
+def _set_cells(set_name: str) -> tuple[str, dict[str, tuple[str, ...]]]:
+    """The setup code of a set (its imports, without the install cell, the grader and the
+    VARIANT cell) and, per question, the sources of its code cells in order."""
+    import jupytext
+
+    nb = jupytext.reads((ROOT / "assignments" / set_name / f"{set_name}.md").read_text(),
+                        fmt="md:myst")
+    setup, questions, current = [], {}, None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marker, name in re.findall(r"# (BEGIN|END) QUESTION(?:\nname: (\w+))?",
+                                           cell.source):
+                current = name if marker == "BEGIN" else None
+        elif current is not None:
+            questions.setdefault(current, []).append(cell.source)
+        elif "%pip" not in cell.source and "VARIANT = " not in cell.source:
+            setup.append("\n".join(line for line in cell.source.splitlines()
+                                   if "otter.Notebook(" not in line))
+    return "\n\n".join(setup), {q: tuple(cells) for q, cells in questions.items()}
+
+
+def _combinations(spec: dict) -> list[dict]:
+    """Every combination of a question's parameter choices, in a fixed order."""
+    names = list(spec)
+    return [dict(zip(names, values)) for values in itertools.product(*spec.values())]
+
+
+def _grade_in_process(set_name: str, question: str, params: dict, replace=None,
+                      cache=None) -> dict[str, tuple[bool, str]]:
+    """Run the question's solution cells (``replace`` = (old, new) applied to them) in a fresh
+    namespace holding the practice variant with ``params`` for ``question``, then the
+    question's tests, each called with the solution's variables of its arguments' names.
+    Return {test name: (hidden, failure message)} of the failing tests. A hidden test that
+    does not read the parameters (no ``p = trusted_params``) sees only the student's functions,
+    so its outcome is the same at every combination: ``cache`` keeps it after its first run."""
+    from bookkit.assignments import DEMO_TERM_KEY, variant_spec
+    from dpolearn.coursework import fingerprint, make_variant
+
+    setup, questions = _set_cells(set_name)
+    practice = make_variant(DEMO_TERM_KEY, "", set_name, variant_spec(set_name))["params"]
+    variant = {"student": "", "set": set_name, "params": dict(practice, **{question: params})}
+    issued = repr({"": fingerprint(variant)})   # a term without a roster: this variant only
+    namespace: dict = {"VARIANT": variant, "P": variant["params"]}
+    cells = questions[question]
+    if replace is not None:
+        assert sum(replace[0] in c for c in cells) == 1, f"{question}: {replace[0]!r}"
+    cache = {} if cache is None else cache
+    failures = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(setup, namespace)
+        for source in cells:
+            if "def test_" not in source:
+                exec(source if replace is None else source.replace(*replace), namespace)
+                continue
+            defined: dict = {}
+            exec(source.replace("{{issued}}", issued), defined)
+            (name, test), = ((n, f) for n, f in defined.items() if n.startswith("test_"))
+            hidden = "hidden: true" in source
+            fixed = hidden and "p = trusted_params" not in source
+            if not (fixed and name in cache):
+                args = {a: namespace[a] for a in inspect.signature(test).parameters}
+                try:
+                    test(**args)
+                    outcome = None
+                except AssertionError as error:
+                    outcome = str(error)
+                if not fixed:
+                    if outcome is not None:
+                        failures[name] = (hidden, outcome)
+                    continue
+                cache[name] = outcome
+            if cache[name] is not None:
+                failures[name] = (hidden, cache[name])
+    return failures
+
+
+def _question_cases():
+    """(set, question, combinations) of every parameterised question; the simulating ones
+    twice: a spread of their combinations (fast) and all of them (slow)."""
+    from bookkit.assignments import variant_spec
+
+    cases = []
+    for set_name in SETS:
+        for question, spec in variant_spec(set_name).items():
+            combos = _combinations(spec)
+            if question in SIMULATING:
+                step = max(1, (len(combos) - 1) // (SPREAD - 1))
+                cases.append(pytest.param(set_name, question, combos[::step][:SPREAD],
+                                          id=f"{question}-spread"))
+                cases.append(pytest.param(set_name, question, combos, id=f"{question}-all",
+                                          marks=pytest.mark.slow))
+            else:
+                cases.append(pytest.param(set_name, question, combos, id=question))
+    return cases
+
+
+@pytest.mark.parametrize(("set_name", "question", "combos"), _question_cases())
+def test_every_parameter_combination_is_a_sound_exercise(set_name, question, combos,
+                                                         monkeypatch):
+    """For every combination of the question's choices (variants.yml) the solution passes all
+    of the question's tests, and its wrong answer in WRONG_ANSWERS fails a hidden one: a
+    choice that makes a combination ill-posed, or a test too tight for a correct answer, fails
+    here, long before a student meets it."""
+    from dpolearn.coursework import IDENTITY_VARIABLE
+
+    monkeypatch.delenv(IDENTITY_VARIABLE, raising=False)
+    wrong = [(old, new) for q, old, new in WRONG_ANSWERS[set_name] if q == question]
+    caches = [{} for _ in range(len(wrong) + 1)]
+    for params in combos:
+        failures = _grade_in_process(set_name, question, params, cache=caches[0])
+        assert not failures, f"{question} at {params}: the solution fails {failures}"
+        for replace, cache in zip(wrong, caches[1:]):
+            failures = _grade_in_process(set_name, question, params, replace, cache)
+            assert any(hidden for hidden, _ in failures.values()), (
+                f"{question} at {params}: the wrong answer {replace[1]!r} passes every hidden test")
+
+
+
+def test_every_autograded_question_draws_its_parameters_per_student():
+    """Every autograded question has per-student parameters (variants.yml), and nothing else
+    does: a new autograded question must be parameterised too."""
+    from bookkit.assignments import variant_spec
+
+    for set_name in SETS:
+        assert set(variant_spec(set_name)) == _autograded_questions(set_name), set_name
+
