@@ -536,3 +536,25 @@ def test_every_autograded_question_draws_its_parameters_per_student():
     for set_name in SETS:
         assert set(variant_spec(set_name)) == _autograded_questions(set_name), set_name
 
+
+def _variants_table() -> str:
+    """The table of every set's per-student parameters, as assignments/INSTRUCTORS.md shows it."""
+    from bookkit.assignments import variant_spec
+
+    def choice(value) -> str:
+        return str(value) if isinstance(value, int) else f"{value:g}"
+
+    rows = ["| set | question | parameters drawn per student: their choices |", "|---|---|---|"]
+    for set_name in SETS:
+        for question, spec in variant_spec(set_name).items():
+            params = "; ".join(f"`{name}`: " + ", ".join(choice(v) for v in choices)
+                               for name, choices in spec.items())
+            rows.append(f"| {set_name[-1]} | {question} | {params} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_instructors_notes_list_the_parameters_of_variants_yml():
+    table = _variants_table()
+    assert table in (ROOT / "assignments" / "INSTRUCTORS.md").read_text(), (
+        "assignments/INSTRUCTORS.md does not show the parameters of variants.yml; "
+        f"its table should read:\n{table}")
