@@ -52,6 +52,11 @@ WRONG_ANSWERS = {
         ),  # forgets basic composition
         ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),  # half the noise
         ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),  # misses 2^L
+        (
+            "q1_7",
+            "return u ** 2 / (2 * float(zeta(v)))",
+            "return u ** 2 / float(zeta(v))",
+        ),  # drops the 2 of 2 eps zeta(v)
         ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),  # batch of 2^r pulls
         (
             "q1_12",
@@ -65,6 +70,11 @@ WRONG_ANSWERS = {
             "honest_eps_dp = {c for c, g in guarantees.items() if g.epsilon <= eps}",
             "honest_eps_dp = {c for c in configs if c[1] <= eps}",
         ),  # trusts the nominal epsilon
+        (
+            "q2_8",
+            "return 2 * (3 / share_log ** 2 + 2 * 9 / share_tree ** 2)  # SOLUTION",
+            "return 3 / share_log ** 2 + 2 * 9 / share_tree ** 2",
+        ),  # the variance of Lap(b) taken as b^2
         ("q2_10", "d = math.ceil(math.log2(complexity))", "d = math.floor(math.log2(complexity))"),
     ],
     "set3": [
@@ -73,6 +83,16 @@ WRONG_ANSWERS = {
             "n_needed = math.ceil((z * 0.5 / h) ** 2 - 1e-9)  # SOLUTION",
             "n_needed = math.ceil((z * 0.5 / h) ** 2) + 1",
         ),
+        (
+            "q3_9",
+            "eps_star = math.log((K - 5) / (3 * (math.sqrt(K) - 1)))",
+            "eps_star = math.log((K - 5) / (3 * math.sqrt(K)))",
+        ),  # drops the 1 of ln(1 + x) >= ln sqrt(K)
+        (
+            "q3_12",
+            "runs_needed = (z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / width) ** 2",
+            "runs_needed = z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / width",
+        ),  # forgets to square: the gap falls like 1 / sqrt(n)
         (
             "q3_13",
             "g = 2 / (math.exp(2 - factor) - 1)",
@@ -443,8 +463,9 @@ def _grade_in_process(set_name: str, question: str, params: dict, replace=None,
     namespace holding the practice variant with ``params`` for ``question``, then the
     question's tests, each called with the solution's variables of its arguments' names.
     Return {test name: (hidden, failure message)} of the failing tests. A hidden test that
-    does not read the parameters (no ``p = trusted_params``) sees only the student's functions,
-    so its outcome is the same at every combination: ``cache`` keeps it after its first run."""
+    does not read the parameters (no ``p = trusted_params``) and takes only the student's
+    functions has the same outcome at every combination: ``cache`` keeps it after its first
+    run."""
     from bookkit.assignments import DEMO_TERM_KEY, variant_spec
     from dpolearn.coursework import fingerprint, make_variant
 
@@ -461,21 +482,28 @@ def _grade_in_process(set_name: str, question: str, params: dict, replace=None,
     with contextlib.redirect_stdout(io.StringIO()):
         exec(setup, namespace)
         for source in cells:
+            if "def test_" not in source and replace is None:
+                exec(source, namespace)             # the solution runs without an error
+                continue
             if "def test_" not in source:
-                exec(source if replace is None else source.replace(*replace), namespace)
+                try:                                # a wrong answer's cell may raise, as in
+                    exec(source.replace(*replace), namespace)   # a notebook: grading goes on
+                except Exception:                   # (Otter runs every cell)
+                    pass
                 continue
             defined: dict = {}
             exec(source.replace("{{issued}}", issued), defined)
             (name, test), = ((n, f) for n, f in defined.items() if n.startswith("test_"))
             hidden = "hidden: true" in source
-            fixed = hidden and "p = trusted_params" not in source
+            fixed = hidden and "p = trusted_params" not in source and all(
+                callable(namespace.get(a)) for a in inspect.signature(test).parameters
+                if a != "VARIANT")
             if not (fixed and name in cache):
-                args = {a: namespace[a] for a in inspect.signature(test).parameters}
-                try:
-                    test(**args)
+                try:                                # a variable the notebook lacks fails too
+                    test(**{a: namespace[a] for a in inspect.signature(test).parameters})
                     outcome = None
-                except AssertionError as error:
-                    outcome = str(error)
+                except Exception as error:    # Otter fails a test on any exception
+                    outcome = f"{type(error).__name__}: {error}"
                 if not fixed:
                     if outcome is not None:
                         failures[name] = (hidden, outcome)
