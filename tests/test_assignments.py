@@ -8,6 +8,11 @@ One ``make assignments`` per test session (fixture), then for every set:
 * plausible wrong answers (half the Laplace noise, an off-by-one schedule, ...), made by editing
   the solution notebook's cells, each lose the points of their question, and only those.
 
+Without a build, every parameterised question is graded in this process at every combination
+of its choices (``variants.yml``): the solution passes all its tests and each wrong answer fails
+a hidden one, so a choice that makes a combination ill-posed fails here (about a minute of CPU;
+q2.2, which simulates, at two combinations, and at all sixteen under the ``slow`` mark).
+
 The tests sit in their own xdist group so that one worker grades while the other runs the book
 build. The nine ``otter run`` gradings run three at a time, as do the three ``otter assign`` of the
 build. Measured on the shared 2-core machine: see the report of ``--durations``.
