@@ -8,12 +8,22 @@ One ``make assignments`` per test session (fixture), then for every set:
 * plausible wrong answers (half the Laplace noise, an off-by-one schedule, ...), made by editing
   the solution notebook's cells, each lose the points of their question, and only those.
 
+Without a build, every parameterised question is graded in this process at every combination
+of its choices (``variants.yml``): the solution passes all its tests and each wrong answer fails
+a hidden one, so a choice that makes a combination ill-posed fails here (about a minute of CPU;
+q2.2, which simulates, at two combinations, and at all sixteen under the ``slow`` mark).
+
 The tests sit in their own xdist group so that one worker grades while the other runs the book
 build. The nine ``otter run`` gradings run three at a time, as do the three ``otter assign`` of the
 build. Measured on the shared 2-core machine: see the report of ``--durations``.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
+import io
+import itertools
 import json
 import os
 import re
@@ -47,6 +57,11 @@ WRONG_ANSWERS = {
         ),  # forgets basic composition
         ("q1_4", "return 1.0 / (n * epsilon)", "return 0.5 / (n * epsilon)"),  # half the noise
         ("q1_6", "for k in range(levels + 1):", "for k in range(levels):"),  # misses 2^L
+        (
+            "q1_7",
+            "return u ** 2 / (2 * float(zeta(v)))",
+            "return u ** 2 / float(zeta(v))",
+        ),  # drops the 2 of 2 eps zeta(v)
         ("q1_8", "return 2 ** (r + 1) - 1  # SOLUTION", "return 2 ** r - 1"),  # batch of 2^r pulls
         (
             "q1_12",
@@ -57,22 +72,37 @@ WRONG_ANSWERS = {
     "set2": [
         (
             "q2_3",
-            "honest_one_dp = {c for c, g in guarantees.items() if g.epsilon <= 1.0}",
-            "honest_one_dp = {c for c in configs if c[1] <= 1.0}",
+            "honest_eps_dp = {c for c, g in guarantees.items() if g.epsilon <= eps}",
+            "honest_eps_dp = {c for c in configs if c[1] <= eps}",
         ),  # trusts the nominal epsilon
+        (
+            "q2_8",
+            "return 2 * (3 / share_log ** 2 + 2 * 9 / share_tree ** 2)  # SOLUTION",
+            "return 3 / share_log ** 2 + 2 * 9 / share_tree ** 2",
+        ),  # the variance of Lap(b) taken as b^2
         ("q2_10", "d = math.ceil(math.log2(complexity))", "d = math.floor(math.log2(complexity))"),
     ],
     "set3": [
         (
             "q3_4",
-            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2 - 1e-9)  # SOLUTION",
-            "n_needed = math.ceil((1.96 * 0.5 / 0.005) ** 2) + 1",
+            "n_needed = math.ceil((z * 0.5 / h) ** 2 - 1e-9)  # SOLUTION",
+            "n_needed = math.ceil((z * 0.5 / h) ** 2) + 1",
         ),
         (
+            "q3_9",
+            "eps_star = math.log((K - 5) / (3 * (math.sqrt(K) - 1)))",
+            "eps_star = math.log((K - 5) / (3 * math.sqrt(K)))",
+        ),  # drops the 1 of ln(1 + x) >= ln sqrt(K)
+        (
+            "q3_12",
+            "runs_needed = (z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / width) ** 2",
+            "runs_needed = z * (math.sqrt((1 - p) / p) + math.sqrt((1 - q) / q)) / width",
+        ),  # forgets to square: the gap falls like 1 / sqrt(n)
+        (
             "q3_13",
-            "g = 2 / (math.exp(0.5) - 1)",
-            "g = 2 / (math.exp(1.5) - 1)",
-        ),  # loss 1.5 read as e^1.5
+            "g = 2 / (math.exp(2 - factor) - 1)",
+            "g = 2 / (math.exp(factor) - 1)",
+        ),  # the loss c read as a factor e^c
     ],
 }
 
@@ -392,3 +422,172 @@ def test_the_assignments_page_holds_no_instructor_notes():
     page = (ROOT / "book" / "assignments.md").read_text()
     assert "Instructor note" not in page and "What the autograder checks" not in page
     assert "What the autograder checks" in (ROOT / "assignments" / "INSTRUCTORS.md").read_text()
+
+
+
+# -- every combination of every question's parameters, without a build: the solution passes
+#    the question's tests, and the wrong answer of WRONG_ANSWERS fails a hidden one --------------
+
+#: Questions whose solution and hidden tests simulate (seconds per combination): the fast test
+#: checks a spread of their combinations, the slow one all of them.
+SIMULATING = {"q2_2"}
+SPREAD = 2
+
+
+@functools.cache
+def _set_cells(set_name: str) -> tuple[str, dict[str, tuple[str, ...]]]:
+    """The setup code of a set (its imports, without the install cell, the grader and the
+    VARIANT cell) and, per question, the sources of its code cells in order."""
+    import jupytext
+
+    nb = jupytext.reads((ROOT / "assignments" / set_name / f"{set_name}.md").read_text(),
+                        fmt="md:myst")
+    setup, questions, current = [], {}, None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marker, name in re.findall(r"# (BEGIN|END) QUESTION(?:\nname: (\w+))?",
+                                           cell.source):
+                current = name if marker == "BEGIN" else None
+        elif current is not None:
+            questions.setdefault(current, []).append(cell.source)
+        elif "%pip" not in cell.source and "VARIANT = " not in cell.source:
+            setup.append("\n".join(line for line in cell.source.splitlines()
+                                   if "otter.Notebook(" not in line))
+    return "\n\n".join(setup), {q: tuple(cells) for q, cells in questions.items()}
+
+
+def _combinations(spec: dict) -> list[dict]:
+    """Every combination of a question's parameter choices, in a fixed order."""
+    names = list(spec)
+    return [dict(zip(names, values)) for values in itertools.product(*spec.values())]
+
+
+def _grade_in_process(set_name: str, question: str, params: dict, replace=None,
+                      cache=None) -> dict[str, tuple[bool, str]]:
+    """Run the question's solution cells (``replace`` = (old, new) applied to them) in a fresh
+    namespace holding the practice variant with ``params`` for ``question``, then the
+    question's tests, each called with the solution's variables of its arguments' names.
+    Return {test name: (hidden, failure message)} of the failing tests. A hidden test that
+    does not read the parameters (no ``p = trusted_params``) and takes only the student's
+    functions has the same outcome at every combination: ``cache`` keeps it after its first
+    run."""
+    from bookkit.assignments import DEMO_TERM_KEY, variant_spec
+    from dpolearn.coursework import fingerprint, make_variant
+
+    setup, questions = _set_cells(set_name)
+    practice = make_variant(DEMO_TERM_KEY, "", set_name, variant_spec(set_name))["params"]
+    variant = {"student": "", "set": set_name, "params": dict(practice, **{question: params})}
+    issued = repr({"": fingerprint(variant)})   # a term without a roster: this variant only
+    namespace: dict = {"VARIANT": variant, "P": variant["params"]}
+    cells = questions[question]
+    if replace is not None:
+        assert sum(replace[0] in c for c in cells) == 1, f"{question}: {replace[0]!r}"
+    cache = {} if cache is None else cache
+    failures = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(setup, namespace)
+        for source in cells:
+            if "def test_" not in source and replace is None:
+                exec(source, namespace)             # the solution runs without an error
+                continue
+            if "def test_" not in source:
+                try:                                # a wrong answer's cell may raise, as in
+                    exec(source.replace(*replace), namespace)   # a notebook: grading goes on
+                except Exception:                   # (Otter runs every cell)
+                    pass
+                continue
+            defined: dict = {}
+            exec(source.replace("{{issued}}", issued), defined)
+            (name, test), = ((n, f) for n, f in defined.items() if n.startswith("test_"))
+            hidden = "hidden: true" in source
+            fixed = hidden and "p = trusted_params" not in source and all(
+                callable(namespace.get(a)) for a in inspect.signature(test).parameters
+                if a != "VARIANT")
+            if not (fixed and name in cache):
+                try:                                # a variable the notebook lacks fails too
+                    test(**{a: namespace[a] for a in inspect.signature(test).parameters})
+                    outcome = None
+                except Exception as error:    # Otter fails a test on any exception
+                    outcome = f"{type(error).__name__}: {error}"
+                if not fixed:
+                    if outcome is not None:
+                        failures[name] = (hidden, outcome)
+                    continue
+                cache[name] = outcome
+            if cache[name] is not None:
+                failures[name] = (hidden, cache[name])
+    return failures
+
+
+def _question_cases():
+    """(set, question, combinations) of every parameterised question; the simulating ones
+    twice: a spread of their combinations (fast) and all of them (slow)."""
+    from bookkit.assignments import variant_spec
+
+    cases = []
+    for set_name in SETS:
+        for question, spec in variant_spec(set_name).items():
+            combos = _combinations(spec)
+            if question in SIMULATING:
+                step = max(1, (len(combos) - 1) // (SPREAD - 1))
+                cases.append(pytest.param(set_name, question, combos[::step][:SPREAD],
+                                          id=f"{question}-spread"))
+                cases.append(pytest.param(set_name, question, combos, id=f"{question}-all",
+                                          marks=pytest.mark.slow))
+            else:
+                cases.append(pytest.param(set_name, question, combos, id=question))
+    return cases
+
+
+@pytest.mark.parametrize(("set_name", "question", "combos"), _question_cases())
+def test_every_parameter_combination_is_a_sound_exercise(set_name, question, combos,
+                                                         monkeypatch):
+    """For every combination of the question's choices (variants.yml) the solution passes all
+    of the question's tests, and its wrong answer in WRONG_ANSWERS fails a hidden one: a
+    choice that makes a combination ill-posed, or a test too tight for a correct answer, fails
+    here, long before a student meets it."""
+    from dpolearn.coursework import IDENTITY_VARIABLE
+
+    monkeypatch.delenv(IDENTITY_VARIABLE, raising=False)
+    wrong = [(old, new) for q, old, new in WRONG_ANSWERS[set_name] if q == question]
+    caches = [{} for _ in range(len(wrong) + 1)]
+    for params in combos:
+        failures = _grade_in_process(set_name, question, params, cache=caches[0])
+        assert not failures, f"{question} at {params}: the solution fails {failures}"
+        for replace, cache in zip(wrong, caches[1:]):
+            failures = _grade_in_process(set_name, question, params, replace, cache)
+            assert any(hidden for hidden, _ in failures.values()), (
+                f"{question} at {params}: the wrong answer {replace[1]!r} passes every hidden test")
+
+
+
+def test_every_autograded_question_draws_its_parameters_per_student():
+    """Every autograded question has per-student parameters (variants.yml), and nothing else
+    does: a new autograded question must be parameterised too."""
+    from bookkit.assignments import variant_spec
+
+    for set_name in SETS:
+        assert set(variant_spec(set_name)) == _autograded_questions(set_name), set_name
+
+
+def _variants_table() -> str:
+    """The table of every set's per-student parameters, as assignments/INSTRUCTORS.md shows it."""
+    from bookkit.assignments import variant_spec
+
+    def choice(value) -> str:
+        return str(value) if isinstance(value, int) else f"{value:g}"
+
+    rows = ["| set | question | parameters drawn per student: their choices |", "|---|---|---|"]
+    for set_name in SETS:
+        for question, spec in variant_spec(set_name).items():
+            params = "; ".join(f"`{name}`: " + ", ".join(choice(v) for v in choices)
+                               for name, choices in spec.items())
+            rows.append(f"| {set_name[-1]} | {question} | {params} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_instructors_notes_list_the_parameters_of_variants_yml():
+    table = _variants_table()
+    assert table in (ROOT / "assignments" / "INSTRUCTORS.md").read_text(), (
+        "assignments/INSTRUCTORS.md does not show the parameters of variants.yml; "
+        f"its table should read:\n{table}")

@@ -1,10 +1,12 @@
 """A term from roster to gradebook: per-student notebooks and ``python -m bookkit.grade``.
 
-One build of set 1 for an eight-student roster with a secret term key, then one grading of eight
-submissions, each in its own sandboxed process: a correct notebook; a wrong answer; a function
-that raises; an endless loop; one that opens a socket and reads the instructor's files; one that
-writes outside its folder; a correct notebook of another student; one with edited parameters.
-Slow (a set build and eight kernels, about ten minutes on the shared two-core machine).
+One build of the three sets for an eight-student roster with a secret term key, then one grading
+of eight set-1 submissions, each in its own sandboxed process: a correct notebook; a wrong
+answer; a function that raises; an endless loop; one that opens a socket and reads the
+instructor's files; one that writes outside its folder; a correct notebook of another student;
+one with edited parameters. Sets 2 and 3 are graded for two submissions each: a student's
+correct notebook, and the same notebook handed in by another student.
+Slow (three set builds and twelve kernels, about fifteen minutes on the shared two-core machine).
 """
 from __future__ import annotations
 
@@ -23,29 +25,35 @@ from dpolearn.coursework import make_variant
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "test-term-key-not-public"
 ROSTER = ("alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi")
-PARAMETERISED = ("q1_3", "q1_4", "q1_12")     # drawn per student (set1/variants.yml)
-TIMEOUT = 360          # seconds; one sandboxed grading of set 1 takes 60-150 s here
+SETS = ("set1", "set2", "set3")
+TIMEOUT = 360          # seconds; one sandboxed grading of a set takes 60-150 s here
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("assignments")]
 
 
+def _parameterised(set_name: str) -> set[str]:
+    """The questions drawn per student: those of the set's variants.yml."""
+    return set(variant_spec(set_name))
+
+
 @pytest.fixture(scope="module")
 def term(tmp_path_factory):
-    """Set 1 built for the roster with the term key."""
+    """The three sets built for the roster with the term key."""
     base = tmp_path_factory.mktemp("term")
     roster = base / "roster.csv"
     roster.write_text("student,name\n" + "".join(f"{s},{s.title()}\n" for s in ROSTER))
     out = base / "assignments"
     proc = subprocess.run([sys.executable, "-m", "bookkit.assignments", "--out", str(out),
-                           "--term-key", KEY, "--roster", str(roster), "set1"],
+                           "--term-key", KEY, "--roster", str(roster), *SETS],
                           cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return base, roster, out
 
 
-def _solution_for(out: Path, student: str) -> nbformat.NotebookNode:
-    solution = nbformat.read(out / "set1" / "instructor" / "set1-solution.ipynb", as_version=4)
-    return personalise(solution, make_variant(KEY, student, "set1", variant_spec("set1")))
+def _solution_for(out: Path, student: str, set_name: str = "set1") -> nbformat.NotebookNode:
+    solution = nbformat.read(out / set_name / "instructor" / f"{set_name}-solution.ipynb",
+                             as_version=4)
+    return personalise(solution, make_variant(KEY, student, set_name, variant_spec(set_name)))
 
 
 def _replace(nb, old: str, new: str):
@@ -55,18 +63,19 @@ def _replace(nb, old: str, new: str):
     return nb
 
 
-def test_each_student_gets_their_own_signed_parameters(term):
+@pytest.mark.parametrize("set_name", SETS)
+def test_each_student_gets_their_own_signed_parameters(term, set_name):
     _, _, out = term
     params = {}
     for student in ROSTER:
-        nb = nbformat.read(out / "students" / student / "set1.ipynb", as_version=4)
+        nb = nbformat.read(out / "students" / student / f"{set_name}.ipynb", as_version=4)
         variant = nb.metadata["dpolearn"]["variant"]
-        assert variant["student"] == student
+        assert variant["student"] == student and variant["set"] == set_name
         params[student] = repr(variant["params"])
-        text = (out / "students" / student / "set1.ipynb").read_text()
+        text = (out / "students" / student / f"{set_name}.ipynb").read_text()
         assert KEY not in text and "{{param:" not in text
     assert len(set(params.values())) == len(ROSTER), params
-    assert KEY not in (out / "set1" / "set1.ipynb").read_text()
+    assert KEY not in (out / set_name / f"{set_name}.ipynb").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -179,10 +188,52 @@ def test_another_students_notebook_and_edited_parameters_score_zero(graded):
     rows, graded_dir, _ = graded
     assert rows["grace"]["variant"] == "another student's (alice)"
     assert rows["heidi"]["variant"] == "tampered"
+    parameterised = _parameterised("set1")
     for student in ("grace", "heidi"):
         scores = _scores(rows[student])
-        assert all(scores[q] == 0 for q in PARAMETERISED), (student, scores)
-        assert all(scores[q] == POINTS[q] for q in AUTOGRADED if q not in PARAMETERISED)
+        assert all(scores[q] == 0 for q in parameterised), (student, scores)
+        assert all(scores[q] == POINTS[q] for q in AUTOGRADED if q not in parameterised)
     assert "generated for another student ('alice'), not for 'grace'" in _feedback(
         graded_dir, "grace")
     assert "tampered" in _feedback(graded_dir, "heidi")
+
+
+@pytest.fixture(scope="module")
+def graded_sets_2_and_3(term):
+    """Sets 2 and 3, each graded for alice's correct notebook and the same notebook handed in
+    by grace: {set: {student: grades.csv row}}."""
+    base, roster, out = term
+    rows = {}
+    for set_name in ("set2", "set3"):
+        subs = base / f"submissions-{set_name}"
+        subs.mkdir()
+        nbformat.write(_solution_for(out, "alice", set_name), subs / "alice.ipynb")
+        (subs / "grace.ipynb").write_text((subs / "alice.ipynb").read_text())
+        proc = subprocess.run([sys.executable, "-m", "bookkit.grade", str(subs), "--set",
+                               set_name, "--autograder",
+                               str(out / set_name / f"{set_name}-autograder.zip"),
+                               "--term-key", KEY, "--roster", str(roster), "--timeout",
+                               str(TIMEOUT), "--jobs", "2"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=3 * TIMEOUT)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        with open(base / f"submissions-{set_name}-graded" / "grades.csv", newline="") as f:
+            rows[set_name] = {row["student"]: row for row in csv.DictReader(f)}
+    return rows
+
+
+@pytest.mark.parametrize("set_name", ("set2", "set3"))
+def test_sets_2_and_3_grade_the_students_own_parameters(graded_sets_2_and_3, set_name):
+    """A correct notebook scores full marks at its student's parameters; the same notebook
+    handed in by another student scores 0 on every question drawn per student."""
+    from bookkit.assignments import question_configs
+
+    rows = graded_sets_2_and_3[set_name]
+    points = {c["name"]: c["points"] for c in question_configs(set_name) if not c["manual"]}
+    alice, grace = rows["alice"], rows["grace"]
+    assert alice["run"] == "graded" and alice["variant"] == "ok", alice
+    assert {q: float(alice[q]) for q in points} == points, alice
+    assert grace["variant"] == "another student's (alice)", grace
+    parameterised = _parameterised(set_name)
+    assert parameterised, f"{set_name} has questions drawn per student"
+    for q in points:
+        assert float(grace[q]) == (0 if q in parameterised else points[q]), (q, grace)
