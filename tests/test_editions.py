@@ -430,3 +430,16 @@ def test_student_site_links_only_student_notebooks(student_book):
         shown = any(c.get("outputs") for c in executed.cells if c.cell_type == "code")
         assert not shown or any(c.get("outputs") for c in nb.cells), \
             f"{doc}: download has no outputs"
+
+
+@pytest.mark.book
+@pytest.mark.xdist_group("book")
+def test_student_site_keeps_only_the_data_of_the_figures_it_shows(student_book, quick_book):
+    """The student edition links the data of its figures; the data of the solutions' figures,
+    which the public build wrote, is not on the student site."""
+    figures = student_book.html / "_static" / "figures"
+    pages = "".join(p.read_text(encoding="utf-8") for p in student_book.html.rglob("*.html"))
+    kept = {p.name for p in figures.glob("*-figure-*.csv")}
+    public = {p.name for p in (quick_book.html / "_static" / "figures").glob("*-figure-*.csv")}
+    assert kept and kept < public                  # the public book shows figures in solutions
+    assert all(f"_static/figures/{name}\"" in pages for name in kept)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,6 +254,23 @@ def _copy_figure_data(figures: Path, dest: Path) -> None:
         shutil.copy2(csv_file, dest / csv_file.name)
 
 
+#: A figure's data file, as the book's pages link it (bookkit.figures.data_file_stem).
+_FIGURE_DATA = re.compile(r'_static/figures/([^"/]+-figure-[0-9]+\.csv)"')
+
+
+def _drop_unlinked_figure_data(html: Path) -> None:
+    """Remove the public build's data files of figures the edition does not show (the
+    solutions' figures): every figure data file left is linked by a page."""
+    figures = html / "_static" / "figures"
+    if not figures.is_dir():
+        return
+    linked = {name for page in html.rglob("*.html")
+              for name in _FIGURE_DATA.findall(page.read_text(encoding="utf-8"))}
+    for data in figures.glob("*-figure-*.csv"):
+        if data.name not in linked:
+            data.unlink()
+
+
 def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
                  repository_url: Optional[str] = None, site_url: Optional[str] = None,
                  executed: Optional[Path] = PUBLIC_EXECUTED) -> int:
@@ -282,6 +300,7 @@ def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
     if not build_html:
         return 0
     rc = build(src, out)
+    _drop_unlinked_figure_data(out / "_build" / "html")
     for nb, dest in launch:
         shutil.copy2(nb, dest)
     html = out / "_build" / "html" / "index.html"
