@@ -796,6 +796,8 @@ CASES = {
     "dpolearn.widgets.Fixed": [(lambda: dpl.widgets.Fixed(1, live=3), TypeError, "live.*3")],
     "dpolearn.widgets.interactive": [
         (lambda: dpl.widgets.interactive(print, x=[1, 2]), TypeError, "control 'x'")],
+    "dpolearn.widgets.precomputing": [
+        (lambda: dpl.widgets.precomputing("fig-x"), TypeError, "argument")],
     "dpolearn.plotting.style_of": [(lambda: plotting.style_of(None), TypeError, "label.*None")],
     "dpolearn.plotting.sweep_styles": [(lambda: plotting.sweep_styles(0), ValueError, "n.*0")],
     "dpolearn.plotting.subplots": [
@@ -820,6 +822,10 @@ CASES = {
     "dpolearn.plotting.export": [
         (lambda: plotting.export("fig", "name", "out"), TypeError, "fig"),
         (lambda: plotting.export(_figure()[0], "name", None), TypeError, "outdir.*None"),
+    ],
+    "dpolearn.plotting.export_data": [
+        (lambda: plotting.export_data("fig", "name", "out"), TypeError, "fig"),
+        (lambda: plotting.export_data(_figure()[0], "a/b", "out"), ValueError, "name.*a/b"),
     ],
 }
 
