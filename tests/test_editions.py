@@ -443,3 +443,6 @@ def test_student_site_keeps_only_the_data_of_the_figures_it_shows(student_book, 
     public = {p.name for p in (quick_book.html / "_static" / "figures").glob("*-figure-*.csv")}
     assert kept and kept < public                  # the public book shows figures in solutions
     assert all(f"_static/figures/{name}\"" in pages for name in kept)
+    # the experiment figures of the Figures page are the public build's files, not redrawn
+    png = sorted((quick_book.html / "_static" / "figures").glob("hu2022-fig1.png"))
+    assert png and (figures / png[0].name).stat().st_mtime == png[0].stat().st_mtime

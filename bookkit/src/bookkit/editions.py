@@ -247,11 +247,14 @@ def _copy_audit_records(records: Path, dest: Path) -> None:
         shutil.copytree(records, dest)
 
 
-def _copy_figure_data(figures: Path, dest: Path) -> None:
-    """The public build's figure data (the CSV files its pages link under their figures)."""
+def _copy_figure_files(figures: Path, dest: Path) -> None:
+    """The public build's figure files: the experiment figures of the Figures page (which the
+    edition's build then keeps instead of drawing them again) and the data its pages link
+    under their figures."""
     dest.mkdir(parents=True, exist_ok=True)
-    for csv_file in sorted(figures.glob("*.csv")) if figures.is_dir() else []:
-        shutil.copy2(csv_file, dest / csv_file.name)
+    for path in sorted(figures.iterdir()) if figures.is_dir() else []:
+        if path.is_file():
+            shutil.copy2(path, dest / path.name)
 
 
 #: A figure's data file, as the book's pages link it (bookkit.figures.data_file_stem).
@@ -285,8 +288,8 @@ def make_student(out: Path = STUDENT_OUT, build_html: bool = True,
     if executed is not None:
         _copy_audit_records(executed.parent / "figure-audit" / "records",
                             out / "_build" / "figure-audit" / "records")
-        _copy_figure_data(executed.parent / "html" / "_static" / "figures",
-                          out / "_build" / "html" / "_static" / "figures")
+        _copy_figure_files(executed.parent / "html" / "_static" / "figures",
+                           out / "_build" / "html" / "_static" / "figures")
     notebooks = write_notebooks("student", out / "notebooks", site_url=site_url)
     print(f"student source: {src.relative_to(ROOT)}; {len(notebooks)} notebooks in "
           f"{(out / 'notebooks').relative_to(ROOT)}")

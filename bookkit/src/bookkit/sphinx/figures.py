@@ -277,6 +277,10 @@ def _audit_figures(app, exception):
 
 
 def _export_all(app, exception):
+    """build-finished: the SVG, PNG and CSV of every experiment figure, for the figures page.
+
+    A build that executes nothing (an edition made from a public build's executed notebooks,
+    which copies that build's figure files first) keeps the files it finds."""
     if exception is not None or app.builder.format != "html":
         return
     if FIGURES_PAGE not in app.env.found_docs:       # e.g. one chapter built alone
@@ -291,7 +295,10 @@ def _export_all(app, exception):
     target = _figure_dir(app)
     target.mkdir(parents=True, exist_ok=True)       # made by the kernels when pages execute
     failed = []
+    keep = app.config.nb_execution_mode == "off"
     for exp in _experiments():
+        if keep and all((target / f"{exp.id}.{ext}").is_file() for ext in ("svg", "png", "csv")):
+            continue
         try:
             data = dpl.experiments.run(exp.id, progress=False)
             fig = dpl.experiments.figure(exp.id, data)
