@@ -796,6 +796,8 @@ CASES = {
     "dpolearn.widgets.Fixed": [(lambda: dpl.widgets.Fixed(1, live=3), TypeError, "live.*3")],
     "dpolearn.widgets.interactive": [
         (lambda: dpl.widgets.interactive(print, x=[1, 2]), TypeError, "control 'x'")],
+    "dpolearn.widgets.precomputing": [
+        (lambda: dpl.widgets.precomputing("fig-x"), TypeError, "argument")],
     "dpolearn.plotting.style_of": [(lambda: plotting.style_of(None), TypeError, "label.*None")],
     "dpolearn.plotting.sweep_styles": [(lambda: plotting.sweep_styles(0), ValueError, "n.*0")],
     "dpolearn.plotting.subplots": [
