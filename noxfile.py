@@ -46,10 +46,13 @@ EXPERIMENT_TESTS = ["tests/test_engine.py", "tests/test_cache.py", "tests/test_c
                     "tests/test_simulate.py"]
 BOOKKIT_PYTHON = nox.project.python_versions(nox.project.load_toml("bookkit/pyproject.toml"),
                                              max_version=NEWEST)[0]
-#: Package tests that import bookkit inside the test (they read a chapter with its MyST reader).
+#: Package tests that need bookkit inside the test (a chapter read with its MyST reader, a
+#: machinery module imported in a fresh interpreter).
 NEEDS_BOOKKIT = [
     "tests/test_leaderboard.py::test_chapter_draft_fails_the_contract_checks_the_chapter_names",
     "tests/test_leaderboard.py::test_chapter_audit_catches_the_half_noise_variant_and_passes_the_fix",
+    *(f"tests/test_architecture.py::test_module_imports_alone_in_a_fresh_interpreter[{m}]"
+      for m in ("bookkit.book", "bookkit.notebook", "bookkit.editions", "bookkit.figures")),
 ]
 
 
