@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import dpolearn as dpl
+import dpolearn.coursework  # noqa: F401  (the package does not import it: the cases below use dpl.coursework)
 from dpolearn import (
     accounting,
     audit,

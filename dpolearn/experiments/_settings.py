@@ -129,6 +129,17 @@ def epsilons(name: str, value: Any) -> tuple:
     return tuple(float(e) for e in arr)
 
 
+def distinct_ints(name: str, value: Any, what: str, minimum: int, maximum: int) -> tuple:
+    """Distinct integers in ``[minimum, maximum]`` (``what`` names them in errors), in
+    increasing order."""
+    items = sequence(name, value, what)
+    out = tuple(check_positive_int(f"{name}[{i}]", v, minimum=minimum, maximum=maximum)
+                for i, v in enumerate(items))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} must not repeat a value, got {show(value)}")
+    return tuple(sorted(out))
+
+
 def horizon(name: str, value: Any) -> int:
     """Rounds per run: an integer >= 2."""
     return check_positive_int(name, value, minimum=2)

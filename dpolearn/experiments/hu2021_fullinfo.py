@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..envs import BernoulliExperts
 from ..fullinfo.epoch_sim import exact_regret_deterministic
 from ..plotting import regret, shared_legend, subplots
@@ -145,12 +144,7 @@ def _dg_task(task):
 
 def _numbers_of_actions(name, value):
     """Distinct numbers of actions K in [2, 30], in increasing order."""
-    items = _settings.sequence(name, value, "numbers of actions K in [2, 30]")
-    ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=2, maximum=30)
-               for i, k in enumerate(items))
-    if len(set(ks)) != len(ks):
-        raise ValueError(f"{name} must not repeat a value, got {value!r}")
-    return tuple(sorted(ks))
+    return _settings.distinct_ints(name, value, "numbers of actions K in [2, 30]", 2, 30)
 
 
 #: What ``run("hu2021-doubling-gap", scale, **overrides)`` may change.

@@ -173,12 +173,7 @@ def _e1_task(task):
 
 def _numbers_of_actions(name, value):
     """Distinct numbers of actions K >= 2, in increasing order."""
-    items = _settings.sequence(name, value, "numbers of actions K >= 2")
-    ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=2, maximum=2 ** 20)
-               for i, k in enumerate(items))
-    if len(set(ks)) != len(ks):
-        raise ValueError(f"{name} must not repeat a value, got {value!r}")
-    return tuple(sorted(ks))
+    return _settings.distinct_ints(name, value, "numbers of actions K >= 2", 2, 2 ** 20)
 
 
 def _log2_horizon(name, value):
@@ -298,12 +293,8 @@ def _e2_mc(task):
 def _log2_sizes(maximum):
     """A check of distinct exponents k in [1, maximum] (K = 2**k actions), in increasing order."""
     def check(name, value):
-        items = _settings.sequence(name, value, f"exponents k in [1, {maximum}] (K = 2**k)")
-        ks = tuple(check_positive_int(f"{name}[{i}]", k, minimum=1, maximum=maximum)
-                   for i, k in enumerate(items))
-        if len(set(ks)) != len(ks):
-            raise ValueError(f"{name} must not repeat a value, got {value!r}")
-        return tuple(sorted(ks))
+        return _settings.distinct_ints(name, value, f"exponents k in [1, {maximum}] (K = 2**k)",
+                                       1, maximum)
     return check
 
 
@@ -546,12 +537,7 @@ CORRECTED_EXAMPLE = TwoPointExperts(
 
 def _epoch_lengths(name, value):
     """Distinct epoch lengths n in [1, 64], in increasing order."""
-    items = _settings.sequence(name, value, "epoch lengths n in [1, 64]")
-    ns = tuple(check_positive_int(f"{name}[{i}]", n, minimum=1, maximum=64)
-               for i, n in enumerate(items))
-    if len(set(ns)) != len(ns):
-        raise ValueError(f"{name} must not repeat a value, got {value!r}")
-    return tuple(sorted(ns))
+    return _settings.distinct_ints(name, value, "epoch lengths n in [1, 64]", 1, 64)
 
 
 _RESAMPLING_EPS = tuple(float(e) for e in np.logspace(-1, 2.5, 36))
