@@ -63,6 +63,33 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.book)
 
 
+# ------------------------------------------------------------------ where CI's time goes
+
+_WORKER_TIMES: dict = {}     # worker -> [seconds busy, end of its last test (epoch seconds)]
+_SESSION_START = time.time()
+
+
+def pytest_runtest_logreport(report):
+    """On the controller (and in a run without xdist), add each test phase to its worker."""
+    worker = getattr(getattr(report, "node", None), "gateway", None)
+    name = worker.id if worker is not None else "main"
+    busy, last = _WORKER_TIMES.get(name, (0.0, 0.0))
+    _WORKER_TIMES[name] = [busy + report.duration, max(last, getattr(report, "stop", 0.0))]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line per worker: its busy time and when it ran out of tests. A worker that ends long
+    before the other marks the critical path of the run (the book group, usually)."""
+    if not _WORKER_TIMES:
+        return
+    lines = [f"{name}: busy {busy:.0f} s, last test ended {last - _SESSION_START:.0f} s "
+             "after the start"
+             for name, (busy, last) in sorted(_WORKER_TIMES.items())]
+    terminalreporter.write_sep("=", "time per worker")
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
 @dataclass
 class BookBuild:
     """Outcome of the quick book build."""
