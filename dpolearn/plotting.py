@@ -458,9 +458,10 @@ def _plotted_rows(fig) -> List[Dict[str, Any]]:
                 rows.append({"panel": panel, "series": label, "x": _cell(xi), "y": _cell(yi),
                              "se": _cell(si)})
         for bars in ax.containers:
-            if isinstance(bars, BarContainer) and not bars.get_label().startswith("_"):
+            if isinstance(bars, BarContainer):                # bars are data, named or not
+                series = "" if bars.get_label().startswith("_") else bars.get_label()
                 for patch in bars.patches:
-                    rows.append({"panel": panel, "series": bars.get_label(),
+                    rows.append({"panel": panel, "series": series,
                                  "x": _cell(patch.get_x() + patch.get_width() / 2),
                                  "y": _cell(patch.get_height()), "se": ""})
         for image in ax.images:
@@ -477,12 +478,14 @@ def _plotted_rows(fig) -> List[Dict[str, Any]]:
 def export(fig, name: str, outdir: Union[str, os.PathLike]) -> Path:
     """Write ``<name>.svg``, ``<name>.png`` (at :data:`EXPORT_DPI`) and ``<name>.csv``.
 
-    The CSV holds the data the figure plots, one row per point of every labelled line, bar or
-    heat-map cell: ``panel`` (a, b, ... in reading order; empty for a single panel), ``series``
-    (the legend label), ``x``, ``y`` and ``se`` (the standard error where the curve is a mean,
-    as drawn by :func:`regret` and :func:`errorbar`; else empty). A horizontal reference line
-    has an empty ``x`` (a vertical one an empty ``y``); a bar gives its centre and height; a
-    heat map gives one row per cell (``series`` its row, ``x`` its column, ``y`` the value).
+    The CSV holds the data the figure plots, one row per point of every labelled line, per bar
+    and per heat-map cell: ``panel`` (a, b, ... in reading order; empty for a single panel),
+    ``series`` (the legend label; empty for bars without one), ``x``, ``y`` and ``se`` (the
+    standard error where the curve is a mean, as drawn by :func:`regret` and :func:`errorbar`;
+    else empty). A horizontal reference line has an empty ``x`` (a vertical one an empty
+    ``y``); a bar gives its centre and height; a heat map gives one row per cell (``series`` its
+    row, ``x`` its column, ``y`` the value). A diagram (text and shapes, no data) gives the
+    header line only.
 
     Parameters
     ----------

@@ -463,6 +463,34 @@ def test_each_shown_figure_gets_its_data_as_csv_beside_the_figure_files(monkeypa
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [first["csv"]]
 
 
+def test_a_diagram_gets_no_data_file_and_unlabelled_bars_are_data(monkeypatch, tmp_path):
+    """A figure of text and shapes plots no data: its record counts 0 rows and names no file,
+    and no empty CSV is left for a link; a bar chart without a legend label still has rows."""
+    monkeypatch.setenv(figure_audit.AUDIT_DIR_ENV, str(tmp_path / "records"))
+    monkeypatch.setenv(figure_audit.FIGURE_PAGE_ENV, "book/planted")
+    monkeypatch.setenv(figure_audit.FIGURE_DIR_ENV, str(tmp_path / "figures"))
+    diagram, axes = plotting.subplots()
+    axes[0, 0].text(0.5, 0.5, "private mechanism")
+    axes[0, 0].add_patch(plt.Rectangle((0.1, 0.1), 0.3, 0.3))
+    axes[0, 0].set_axis_off()
+    bars, axes = plotting.subplots()
+    axes[0, 0].bar([1, 2, 3], [4.0, 2.0, 1.0])
+    try:
+        figure_audit._write_record(diagram, figure_audit.page_png(diagram))
+        figure_audit._write_record(bars, figure_audit.page_png(bars))
+    finally:
+        plt.close(diagram)
+        plt.close(bars)
+    drawn, charted = figure_audit.read_records(tmp_path / "records" / "book")["planted"]
+    assert drawn["data_rows"] == 0 and "csv" not in drawn
+    assert charted["data_rows"] == 3 and charted["csv"]
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [charted["csv"]]
+    with open(tmp_path / "figures" / charted["csv"], newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["series"], float(r["x"]), float(r["y"])) for r in rows] == [
+        ("", 1.0, 4.0), ("", 2.0, 2.0), ("", 3.0, 1.0)]
+
+
 def test_audit_hook_records_a_planted_illegible_figure_and_keeps_its_png(monkeypatch, tmp_path):
     """The wrapped formatter returns the inline backend's PNG byte for byte, and appends a
     record whose problems name the 5-pt label and the second legend; the collector turns them
@@ -715,34 +743,51 @@ def _notebook_images(path: pathlib.Path):
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
 def test_every_figure_of_a_page_links_its_data(quick_book):
-    """Under every image of a cell's output (a widget's form aside) the page links the CSV of
-    the data it plots, and that file is there with the figure's rows."""
+    """Under every image of a cell's output (a widget's form aside) whose figure plots data the
+    page links the CSV of that data, and the file is there with the figure's rows; a diagram
+    (text and shapes: no row to write) has no link and no file."""
     import csv
+    import json
 
     from bs4 import BeautifulSoup
 
-    missing, n_figures = [], 0
+    audit = json.loads((quick_book.html / "_static" / "figure-audit.json").read_text())
+    records = [f for f in audit["figures"] if not f.get("widget")]
+    with_data = [f for f in records if f.get("data_rows")]
+    diagrams = [f for f in records if f.get("data_rows") == 0]
+    assert len(with_data) + len(diagrams) == len(records), "a record without its row count"
+    assert all(f.get("csv") for f in with_data) and not any(f.get("csv") for f in diagrams)
+    problems, n_links = [], 0
     for path in sorted((quick_book.html / "book").glob("*.html")):
+        diagram_alts = {f.get("alt") for f in diagrams if f["page"] == f"book/{path.stem}"}
         soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
         for output in soup.select("div.cell_output"):
             images = [i for i in output.find_all("img") if not i.find_parent(class_="dpl-widget")]
+            shown_diagrams = sum(1 for i in images if i.get("alt") in diagram_alts)
             links = output.select("p.dpl-figure-data a")
-            n_figures += len(images)
-            if len(links) != len(images):
-                missing.append(f"{path.name}: {len(images)} image(s), {len(links)} data link(s)")
+            n_links += len(links)
+            if len(links) != len(images) - shown_diagrams:
+                problems.append(f"{path.name}: {len(images)} image(s) ({shown_diagrams} "
+                                f"diagrams), {len(links)} data link(s)")
                 continue
             for link in links:
                 target = (path.parent / link["href"]).resolve()
                 if not target.is_file():
-                    missing.append(f"{path.name}: {link['href']} is not there")
+                    problems.append(f"{path.name}: {link['href']} is not there")
                     continue
                 with open(target, newline="") as fh:
                     reader = csv.DictReader(fh)
                     rows = list(reader)
                 if reader.fieldnames != ["panel", "series", "x", "y", "se"] or not rows:
-                    missing.append(f"{path.name}: {link['href']} holds no data rows")
-    assert missing == [], "\n".join(missing)
-    assert n_figures > 50
+                    problems.append(f"{path.name}: {link['href']} holds no data rows")
+    figure_dir = quick_book.html / "_static" / "figures"
+    for f in diagrams:
+        stray = figure_dir / f"{f['page'].replace('/', '-')}-figure-{f['index']}.csv"
+        if stray.exists():
+            problems.append(f"{stray.name}: the data file of a diagram")
+    assert problems == [], "\n".join(problems)
+    # the book's figures plot data; diagrams are few (the chapters' schematic drawings)
+    assert n_links > 50 and len(diagrams) <= 10, (n_links, len(diagrams))
 
 
 @pytest.mark.book

@@ -29,6 +29,7 @@ at its first (default) call (:func:`export_chapter_figures`).
 from __future__ import annotations
 
 import base64
+import csv
 import functools
 import io
 import json
@@ -406,6 +407,13 @@ def data_file_stem(page: str, index: int) -> str:
     return f"{page.replace('/', '-')}-figure-{index}"
 
 
+def _data_rows(csv_path: Path) -> int:
+    """The number of rows under the header of a CSV written by
+    :func:`dpolearn.plotting.export_data`."""
+    with open(csv_path, encoding="utf-8", newline="") as fh:
+        return sum(1 for _ in csv.reader(fh)) - 1
+
+
 def _write_record(fig, data) -> None:
     directory = os.environ.get(AUDIT_DIR_ENV)
     page = os.environ.get(FIGURE_PAGE_ENV) or "unknown-page"
@@ -426,8 +434,12 @@ def _write_record(fig, data) -> None:
         figure_dir = os.environ.get(FIGURE_DIR_ENV)
         if figure_dir and not record["widget"]:               # the data, linked under the image
             name = data_file_stem(page, record["index"])
-            plotting.export_data(fig, name, figure_dir)
-            record["csv"] = f"{name}.csv"
+            csv_path = plotting.export_data(fig, name, figure_dir) / f"{name}.csv"
+            record["data_rows"] = _data_rows(csv_path)
+            if record["data_rows"]:
+                record["csv"] = csv_path.name
+            else:                          # a diagram plots no data: no file, no link
+                csv_path.unlink()
     except Exception as exc:             # the figure is still shown; the build reports this
         record["problems"] = [f"the audit failed: {type(exc).__name__}: {exc}"]
     path = Path(directory) / f"{page}.jsonl"
