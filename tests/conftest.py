@@ -2,16 +2,17 @@
 
 The book build (``jupyter-book build . -W -n --keep-going --all --path-output _build/quick`` at
 ``DPOLEARN_SCALE=quick``, exactly ``make quick-book``) is the most expensive step of CI. The tests
-that need it (``test_book.py``, ``test_notebooks.py``, ``test_browser.py``) request the
-``quick_book`` fixture and sit in one xdist group (``@pytest.mark.xdist_group("book")``), so with
-``pytest -n 2 --dist loadgroup`` one worker builds and checks the book while the other runs the
-package tests. The build is additionally guarded by a file lock and a stamp that records the test
-run's id, so that even without the group (or with ``-p no:xdist``) it happens at most once per run.
+that read the build's pages (``test_book.py``, ``test_notebooks.py``, ``test_browser.py``, the
+page audit, the figures) request the ``quick_book`` fixture and sit in the xdist group "book"
+(``@pytest.mark.xdist_group("book")``); those that make something from the build (the site, the
+PDF, the student edition) sit in the group "site". With ``pytest -n 2 --dist loadgroup`` the two
+groups run on the two workers beside the package tests. The build is guarded by a file lock and
+a stamp that records the test run's id, so that it happens once per run: the first worker to
+need it builds, the other waits for it (or with ``-p no:xdist``, it happens once as well).
 
 The student edition (``make student-book``: the book without solutions, see
 ``bookkit.editions``) is made from the quick build's executed notebooks (no second execution):
-fixture ``student_book``, the same lock and stamp scheme, its tests in the "book" xdist group so
-that it follows the quick build on the same worker.
+fixture ``student_book``, the same lock and stamp scheme.
 
 ``DPOLEARN_REUSE_BOOK=1`` (for local work only) reuses an existing successful build from an
 earlier run instead of rebuilding (both editions).
@@ -88,6 +89,18 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_sep("=", "time per worker")
     for line in lines:
         terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Refuse a run where ``--dist loadgroup`` would do nothing. pytest-xdist groups tests by
+    renaming them ``<id>@<group>`` in each worker; a pytest that ignores the renaming (9.2 with
+    pytest-xdist 3.8) spreads the "book" group over both workers, each building and auditing
+    its own copy of the book."""
+    if node.config.getoption("dist") == "loadgroup" and ids and not any("@" in i for i in ids):
+        raise pytest.UsageError(
+            f"pytest-xdist's --dist loadgroup has no effect with pytest {pytest.__version__}: "
+            "no test id carries its group; install the pytest of requirements-test.txt")
 
 
 @dataclass
@@ -234,8 +247,8 @@ def _run_student_build() -> BookBuild:
 def student_book(quick_book) -> BookBuild:
     """The student edition (no solutions) of the quick build, made once per test run.
 
-    It shows the quick build's outputs (nothing is executed again); its tests sit in the "book"
-    xdist group, on the worker that made the quick build.
+    It shows the quick build's outputs (nothing is executed again); its tests sit in the "site"
+    xdist group.
     """
     STUDENT_LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(STUDENT_LOCK, "w") as lock:
