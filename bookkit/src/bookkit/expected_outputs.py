@@ -54,14 +54,18 @@ def expected_rows() -> list[tuple[str, str, str]]:
         rows.append((label, what, value))
 
     # -- problem set 1
-    add("ex-primer-attack", "cap at ε = 1, e/(1+e)", f"{math.e / (1 + math.e):.3f}")
-    add("ex-primer-attack", "threshold test at ε = 1, 1 − e^(−1/2)/2",
-        f"{1 - 0.5 * math.exp(-0.5):.3f}")
+    # question 1.1: the bit is 1 with probability 3/4; Y = r + Lap(1/eps) at eps = 2
+    add("ex-primer-attack", "prior 3/4: the release helps only for ε > ln 3", f"{math.log(3):.3f}")
+    add("ex-primer-attack", "ε = 2: best threshold 1/2 − ln 3/(2ε), its success 1 − (√3/4)e^(−1)",
+        f"{0.5 - math.log(3) / 4:.3f}, {1 - math.sqrt(3) / 4 * math.exp(-1):.3f}")
+    add("ex-primer-attack", "ε = 2: threshold 1/2 / the cap e²/(1+e²)",
+        f"{1 - 0.5 * math.exp(-1):.3f} / {math.exp(2) / (1 + math.exp(2)):.3f}")
+    # question 1.2: Gumbel report-noisy-max with scale 1/2 on three scores (0, d, d)
     for d in (4.0, 8.0):
-        add("ex-primer-rnm", f"loss, two-sided neighbour, d = {d:g}",
-            f"{math.log((1 + math.exp(d)) / (1 + math.exp(d - 2))):.4f} (→ 2)")
-        add("ex-primer-rnm", f"loss, monotone neighbour, d = {d:g}",
-            f"{math.log((1 + math.exp(d)) / (1 + math.exp(d - 1))):.4f} (→ 1)")
+        add("ex-primer-rnm", f"b = 1/2, three scores, two-sided neighbour, d = {d:g}",
+            f"{math.log((1 + 2 * math.exp(2 * d)) / (1 + 2 * math.exp(2 * d - 4))):.4f} (→ 4)")
+        add("ex-primer-rnm", f"b = 1/2, three scores, monotone neighbour, d = {d:g}",
+            f"{math.log((1 + 2 * math.exp(2 * d)) / (1 + 2 * math.exp(2 * d - 2))):.4f} (→ 2)")
     for k in (10, 100, 1000, 10_000):
         eps0 = brentq(lambda e, k=k: advanced_composition(e, 0.0, k, 1e-6).epsilon - 1.0, 1e-9, 1.0)
         add("ex-primer-code-budget", f"k = {k:,}: ε₀ basic / advanced", f"{1 / k:.2e} / {eps0:.2e}")
@@ -69,16 +73,17 @@ def expected_rows() -> list[tuple[str, str, str]]:
         "exact tail log-ratio ln P₁(Y>2)/P₀(Y>2): honest / half noise (ε = 1)",
         "1.000 / 2.000")
     add("ex-cr-variance", "largest variance (at τ = 2^L − 1)", "2L³/ε²")
-    add("ex-cr-variance", "smallest L with L³ < 2^L − 1 (tree beats naive)",
-        f"{next(L for L in range(1, 40) if L ** 3 < 2 ** L - 1)}")
+    add("ex-cr-variance", "smallest L with 100 L³ ≤ 2^L − 1 (tree's sd a tenth of naive's)",
+        f"{next(L for L in range(1, 40) if 100 * L ** 3 <= 2 ** L - 1)}")
     add("ex-cr-fresh", "worst-case loss up to n = 2¹⁰, fresh / accumulating", "11 ε / 1 ε")
     for target in (1.0, 0.1):
         add("ex-cr-calibrate", f"input ε for ε' = {target:g}, δ' = e⁻¹⁰, v = 1.1",
             f"{im.calibrate_epsilon(target, math.exp(-10), 1.1):.6e}")
     add("ex-lazy-schedule", "pull numbers at which batches r = 0, 1, 2, 3 are processed",
         ", ".join(str(2 ** (r + 1) - 1) for r in range(4)))
-    add("ex-gdp-delta0", "δ(0) for μ = 1, 2Φ(1/2) − 1", f"{float(gdp.gdp_delta(0.0, 1.0)):.4f}")
-    add("ex-gdp-pure", "μ(0.5) = 2Φ⁻¹(e^0.5/(1+e^0.5))", f"{float(gdp.pure_dp_to_gdp(0.5)):.4f}")
+    add("ex-gdp-delta0", "μ with δ(0) = 1/2, 2Φ⁻¹(3/4)", f"{2 * norm.ppf(0.75):.4f}")
+    add("ex-gdp-pure", "largest ε with μ(ε) ≤ 1, ln(Φ(1/2)/Φ(−1/2))",
+        f"{math.log(norm.cdf(0.5) / norm.cdf(-0.5)):.4f}")
     T6 = 10 ** 6
     mu_thm = float(dp_ts_ucb_gdp(T6, 1.0))
     mu_floor = math.sqrt(math.floor(float(sampling_budget(T6, 1.0))) / math.log(T6))
@@ -94,6 +99,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
         f"{math.exp(cross):,.3g}")
     add("ex-cmp-converse", "ratio (1 − G_μ(x)) / x for μ = 1 at x = 10⁻⁸ (unbounded as x → 0)",
         f"{(1 - float(gdp.tradeoff_gaussian(1e-8, 1.0))) / 1e-8:.0f}")
+    add("ex-cmp-converse", "μ = 1: ε at which δ(ε) = 10⁻⁶",
+        f"{float(gdp.gdp_epsilon(1e-6, 1.0)):.3f}")
     # -- problem set 2
     T5 = 10 ** 5
     add("ex-primer-ucb-bound", "UCB1 bound at T = 10⁵, means (0.9, 0.6)",
