@@ -174,6 +174,8 @@ def expected_rows() -> list[tuple[str, str, str]]:
     add("ex-audit-tail", "P(event) on D' and on D",
         f"{float(A.laplace_difference_sf(g - 2, 1.0)):.3f} and "
         f"{float(A.laplace_difference_sf(g, 1.0)):.3f}")
+    add("ex-audit-counter", "honest split ε/2 + ε/2 (ε = 1): worst position loss, position",
+        "{:.3f}, {}".format(*A.hybrid_counter_exact_epsilon(0.5, 0.5, 1024)))
     add("ex-cmp-mu", "μ(0.5) and the ε equivalent to μ = 2.87",
         f"{float(gdp.pure_dp_to_gdp(0.5)):.3f} and {cmp.gdp_equivalent_epsilon(2.874972):.2f}")
     return rows
