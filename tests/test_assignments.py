@@ -686,3 +686,49 @@ def test_instructors_notes_show_the_points_of_every_set():
     assert table in (ROOT / "assignments" / "INSTRUCTORS.md").read_text(), (
         "assignments/INSTRUCTORS.md does not show the sets' points; its table should read:\n"
         f"{table}")
+
+
+# -- the questions graded by hand are variants of the book's exercises, not the exercises --------
+
+def _book_text() -> str:
+    """Every chapter of the book, whitespace normalised."""
+    chapters = sorted((ROOT / "book").glob("*.md"))
+    return " ".join(" ".join(path.read_text().split()) for path in chapters)
+
+
+def verbatim_sentences(text: str, book: str, shortest: int = 40) -> list[str]:
+    """The sentences (or lines) of ``text`` of at least ``shortest`` characters that the book
+    contains word for word."""
+    sentences = (" ".join(s.split()) for s in re.split(r"(?<=[.;:])\s+|\n", text))
+    return [s for s in sentences if len(s) >= shortest and s in book]
+
+
+def test_verbatim_scan_finds_a_copied_sentence():
+    book = "Intro. The density of the difference is Laplace with the same scale b. End."
+    copied = "First this. The density of the difference is Laplace with the same scale b."
+    assert verbatim_sentences(copied, book) == [
+        "The density of the difference is Laplace with the same scale b."]
+    other = "The density of the sum is not Laplace at any scale b here."
+    assert verbatim_sentences(other, book) == []
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_written_questions_are_variants_of_their_exercises(set_name):
+    """Every pen-and-paper question (✎, graded by hand; the explanation parts of autograded
+    questions aside) cites the exercise it varies, and neither its prompt nor its model answer
+    repeats a sentence of the book, whose solutions are public."""
+    book = _book_text()
+    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+    found = 0
+    for config, prompt in _questions(text):
+        heading = re.search(r"^## (.*)$", prompt, re.M)[1]
+        if not config["manual"] or "✎" not in heading or EXPLANATION_PART.fullmatch(config["name"]):
+            continue
+        found += 1
+        assert "(a variant of {{exercise:" in heading, f"{config['name']}: {heading}"
+        chunk = text.split(f"name: {config['name']}\n", 1)[1]
+        answer = re.search(r"\*\*Answer\.\*\* (.*?)\n\n```", chunk, re.S)[1]
+        body = prompt.split(heading, 1)[1]
+        copied = verbatim_sentences(body, book) + verbatim_sentences(answer, book)
+        assert not copied, f"{config['name']} repeats the book: {copied}"
+    assert found, set_name
