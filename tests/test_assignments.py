@@ -13,6 +13,10 @@ of its choices (``variants.yml``): the solution passes all its tests and each wr
 a hidden one, so a choice that makes a combination ill-posed fails here (about a minute of CPU;
 q2.2, which simulates, at two combinations, and at all sixteen under the ``slow`` mark).
 
+Also without a build: every explanation an autograded question asks for is a hand-graded part of
+its own (``q1_7`` -> ``q1_7b``) with a rubric, the instructors' notes show every set's points, and
+every pen-and-paper question is a variant of its exercise that repeats no sentence of the book.
+
 The tests sit in their own xdist group so that one worker grades while the other runs the book
 build. The nine ``otter run`` gradings run three at a time, as do the three ``otter assign`` of the
 build. Measured on the shared 2-core machine: see the report of ``--durations``.
