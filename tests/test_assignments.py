@@ -13,6 +13,10 @@ of its choices (``variants.yml``): the solution passes all its tests and each wr
 a hidden one, so a choice that makes a combination ill-posed fails here (about a minute of CPU;
 q2.2, which simulates, at two combinations, and at all sixteen under the ``slow`` mark).
 
+Also without a build: every explanation an autograded question asks for is a hand-graded part of
+its own (``q1_7`` -> ``q1_7b``) with a rubric, the instructors' notes show every set's points, and
+every pen-and-paper question is a variant of its exercise that repeats no sentence of the book.
+
 The tests sit in their own xdist group so that one worker grades while the other runs the book
 build. The nine ``otter run`` gradings run three at a time, as do the three ``otter assign`` of the
 build. Measured on the shared 2-core machine: see the report of ``--durations``.
@@ -591,3 +595,144 @@ def test_instructors_notes_list_the_parameters_of_variants_yml():
     assert table in (ROOT / "assignments" / "INSTRUCTORS.md").read_text(), (
         "assignments/INSTRUCTORS.md does not show the parameters of variants.yml; "
         f"its table should read:\n{table}")
+
+
+# -- the explanations that autograded questions ask for: parts of their own, graded by hand ----
+
+#: An explanation part: the autograded question's name and "b" (q1_7 -> q1_7b).
+EXPLANATION_PART = re.compile(r"(q\d+_\d+)b")
+#: Words of a prompt that ask for written work.
+ASKS_FOR_WRITING = re.compile(r"\bcomment\b|\bexplain\b|\bderive\b|on paper", re.IGNORECASE)
+
+
+def _questions(text: str) -> list[tuple[dict, str]]:
+    """(config, prompt) of every question of a set's source, in order; the prompt is the
+    Markdown from the config to the question's first solution or test block."""
+    questions = []
+    for chunk in text.split("```otter\n# BEGIN QUESTION\n")[1:]:
+        config = yaml.safe_load(chunk.split("```")[0])
+        prompt = re.split(r"```otter\n# BEGIN (?:SOLUTION|TESTS)", chunk)[0]
+        questions.append((dict(config, manual=bool(config.get("manual"))), prompt))
+    return questions
+
+
+def explanation_parts(text: str) -> dict[str, str]:
+    """Explanation part -> the autograded question it explains, in the set's order."""
+    return {c["name"]: EXPLANATION_PART.fullmatch(c["name"])[1] for c, _ in _questions(text)
+            if EXPLANATION_PART.fullmatch(c["name"])}
+
+
+def explanation_problems(text: str) -> list[str]:
+    """What is wrong with the explanations of a set's source: an autograded question asking
+    for a comment (which no test scores), or asking for written work without its
+    hand-graded part right after it, or a prompt that does not point to that part."""
+    problems = []
+    questions = _questions(text)
+    following = dict(zip((c["name"] for c, _ in questions), questions[1:]))
+    for config, prompt in questions:
+        name = config["name"]
+        if config["manual"]:
+            continue
+        if "comment" in prompt.lower():
+            problems.append(f"{name} asks for a comment: make it the hand-graded part {name}b")
+        if ASKS_FOR_WRITING.search(prompt):
+            part, _ = following.get(name, ({"name": None}, ""))
+            if part["name"] != f"{name}b" or not part["manual"]:
+                problems.append(f"{name} asks for written work: {name}b (by hand) must follow it")
+            shown = "Question {}.{}b".format(*name[1:].split("_"))
+            if shown not in prompt:
+                problems.append(f"{name} must point to {shown}")
+    return problems
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_explanations_are_graded_parts_not_code_comments(set_name):
+    """The explanations autograded questions ask for are parts graded by hand, with points."""
+    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+    assert explanation_parts(text), set_name
+    assert explanation_problems(text) == []
+
+
+def test_explanation_check_catches_a_comment_and_a_missing_part():
+    old = ("```otter\n# BEGIN QUESTION\nname: q9_1\npoints: 2\n```\n\n## Question 9.1 ⌨\n\n"
+           "Store `x`; explain in a comment why it is positive.\n\n"
+           "```otter\n# BEGIN SOLUTION\n```\n")
+    assert len(explanation_problems(old)) == 3        # a comment, no part, no pointer
+    new = old.replace("explain in a comment", "explain in Question 9.1b below") + (
+        "```otter\n# BEGIN QUESTION\nname: q9_1b\nmanual: true\npoints: 1\n```\n\n"
+        "## Question 9.1b ✎\n\nWhy?\n\n```otter\n# BEGIN SOLUTION\n```\n")
+    assert explanation_problems(new) == []
+    assert explanation_parts(new) == {"q9_1b": "q9_1"}
+
+
+def _points_table() -> str:
+    """The table of every set's points, as assignments/INSTRUCTORS.md shows it."""
+    rows = ["| set | autograded | explanations of autograded questions (by hand) | "
+            "other questions by hand | total |", "|---|---|---|---|---|"]
+    for set_name in SETS:
+        text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+        parts = explanation_parts(text)
+        configs = question_configs(set_name)
+        auto = [c for c in configs if not c["manual"]]
+        written = [c for c in configs if c["name"] in parts]
+        other = [c for c in configs if c["manual"] and c["name"] not in parts]
+
+        def points(chosen):
+            return f"{sum(c['points'] for c in chosen):g}"
+        rows.append(f"| {set_name[-1]} | {points(auto)} ({len(auto)} questions) | "
+                    f"{points(written)} ({', '.join(parts)}) | "
+                    f"{points(other)} ({len(other)} questions) | {points(configs)} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_instructors_notes_show_the_points_of_every_set():
+    table = _points_table()
+    assert table in (ROOT / "assignments" / "INSTRUCTORS.md").read_text(), (
+        "assignments/INSTRUCTORS.md does not show the sets' points; its table should read:\n"
+        f"{table}")
+
+
+# -- the questions graded by hand are variants of the book's exercises, not the exercises --------
+
+def _book_text() -> str:
+    """Every chapter of the book, whitespace normalised."""
+    chapters = sorted((ROOT / "book").glob("*.md"))
+    return " ".join(" ".join(path.read_text().split()) for path in chapters)
+
+
+def verbatim_sentences(text: str, book: str, shortest: int = 40) -> list[str]:
+    """The sentences (or lines) of ``text`` of at least ``shortest`` characters that the book
+    contains word for word."""
+    sentences = (" ".join(s.split()) for s in re.split(r"(?<=[.;:])\s+|\n", text))
+    return [s for s in sentences if len(s) >= shortest and s in book]
+
+
+def test_verbatim_scan_finds_a_copied_sentence():
+    book = "Intro. The density of the difference is Laplace with the same scale b. End."
+    copied = "First this. The density of the difference is Laplace with the same scale b."
+    assert verbatim_sentences(copied, book) == [
+        "The density of the difference is Laplace with the same scale b."]
+    other = "The density of the sum is not Laplace at any scale b here."
+    assert verbatim_sentences(other, book) == []
+
+
+@pytest.mark.parametrize("set_name", SETS)
+def test_written_questions_are_variants_of_their_exercises(set_name):
+    """Every pen-and-paper question (✎, graded by hand; the explanation parts of autograded
+    questions aside) cites the exercise it varies, and neither its prompt nor its model answer
+    repeats a sentence of the book, whose solutions are public."""
+    book = _book_text()
+    text = (ROOT / "assignments" / set_name / f"{set_name}.md").read_text()
+    found = 0
+    for config, prompt in _questions(text):
+        heading = re.search(r"^## (.*)$", prompt, re.M)[1]
+        if not config["manual"] or "✎" not in heading or EXPLANATION_PART.fullmatch(config["name"]):
+            continue
+        found += 1
+        assert "(a variant of {{exercise:" in heading, f"{config['name']}: {heading}"
+        chunk = text.split(f"name: {config['name']}\n", 1)[1]
+        answer = re.search(r"\*\*Answer\.\*\* (.*?)\n\n```", chunk, re.S)[1]
+        body = prompt.split(heading, 1)[1]
+        copied = verbatim_sentences(body, book) + verbatim_sentences(answer, book)
+        assert not copied, f"{config['name']} repeats the book: {copied}"
+    assert found, set_name
