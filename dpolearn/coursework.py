@@ -14,7 +14,9 @@ The hidden checks themselves do not hold the key (a student's code runs in the s
 the checks and might read them): they hold the :func:`fingerprint` of every variant issued this
 term, which reveals no key and lets no one make a new variant, and call :func:`trusted_params`
 before anything else. They then compare
-the student's values with :func:`assert_close`, whose tolerance each question states.
+the student's values with :func:`assert_close`, whose tolerance each question states, and a
+simulation study's dictionary of numbers with :func:`assert_all_close` (the numbers a student
+reports against the study the grader re-ran, and that study against the package's own run).
 :func:`student_call` runs a student's function so that an exception it raises reaches the
 feedback with the student's own line. This module needs only the standard library, so it runs
 wherever the package is installed (a grading image, Colab, JupyterLite).
@@ -25,13 +27,15 @@ import hashlib
 import hmac
 import json
 import math
+import numbers
 import os
 import traceback
 from pathlib import Path
 
 __all__ = ["draw", "sign", "make_variant", "verify", "fingerprint", "grader_identity",
            "trusted_params",
-           "assert_close", "student_call", "IDENTITY_VARIABLE", "GRADESCOPE_METADATA"]
+           "assert_close", "assert_all_close", "student_call", "IDENTITY_VARIABLE",
+           "GRADESCOPE_METADATA"]
 
 #: Environment variable through which a grader names the student a submission belongs to.
 IDENTITY_VARIABLE = "DPOLEARN_STUDENT"
@@ -138,13 +142,17 @@ def trusted_params(variant, issued: dict, question: str) -> dict:
     return variant["params"][question]
 
 
+def _check_tolerance(rel, abs_tol) -> None:
+    if rel < 0 or abs_tol < 0 or (rel == 0 and abs_tol == 0):
+        raise ValueError(f"need a tolerance: rel={rel!r}, abs_tol={abs_tol!r}")
+
+
 def assert_close(value, expected: float, *, rel: float = 0.0, abs_tol: float = 0.0,
                  what: str, form: str) -> None:
     """Assert ``value`` is a finite number within ``rel`` (relative) or ``abs_tol`` (absolute)
     of ``expected``; the message names ``what`` was checked, shows the student's value and the
     expected ``form`` (never the expected value itself)."""
-    if rel < 0 or abs_tol < 0 or (rel == 0 and abs_tol == 0):
-        raise ValueError(f"need a tolerance: rel={rel!r}, abs_tol={abs_tol!r}")
+    _check_tolerance(rel, abs_tol)
     tol = " or ".join(t for t in (f"{rel:g} relative" if rel else "",
                                   f"{abs_tol:g} absolute" if abs_tol else "") if t)
     try:
@@ -154,6 +162,39 @@ def assert_close(value, expected: float, *, rel: float = 0.0, abs_tol: float = 0
     assert math.isfinite(number), f"{what}: expected a finite number ({form}), got {value!r}"
     assert math.isclose(number, expected, rel_tol=rel, abs_tol=abs_tol), (
         f"{what}: your value {value!r} is not {form} (checked to {tol} tolerance).")
+
+
+def assert_all_close(values, expected: dict, *, rel: float = 0.0, abs_tol: float = 0.0,
+                     what: str, form: str) -> None:
+    """Assert ``values`` is a dict with the keys of ``expected`` whose entries match it: a
+    number within ``rel`` or ``abs_tol`` (as :func:`assert_close`), a tuple or list entry by
+    entry, anything else (a label) equal. A simulation study stores its numbers so; the grader
+    compares the numbers a student reports with the study it re-ran, and the study with the
+    package's run of the same seeded study. Messages name the entry checked (``what[key]``) and
+    show the student's value and the expected ``form``, never an expected value."""
+    if not isinstance(expected, dict):
+        raise TypeError(f"expected must be a dict, got {expected!r}")
+    if not isinstance(what, str) or not isinstance(form, str):
+        raise TypeError(f"what and form must be str, got {what!r} and {form!r}")
+    _check_tolerance(rel, abs_tol)
+    assert isinstance(values, dict), f"{what}: expected a dict ({form}), got {values!r}"
+    mine, keys = sorted(map(repr, values)), sorted(map(repr, expected))
+    assert mine == keys, f"{what}: your keys {', '.join(mine)} are not {', '.join(keys)}"
+    for key, reference in expected.items():
+        _assert_entry(values[key], reference, rel, abs_tol, f"{what}[{key!r}]", form)
+
+
+def _assert_entry(value, reference, rel: float, abs_tol: float, what: str, form: str) -> None:
+    """One entry of :func:`assert_all_close`."""
+    if isinstance(reference, numbers.Real) and not isinstance(reference, bool):
+        assert_close(value, float(reference), rel=rel, abs_tol=abs_tol, what=what, form=form)
+    elif isinstance(reference, (tuple, list)):
+        assert isinstance(value, (tuple, list)) and len(value) == len(reference), (
+            f"{what}: expected {len(reference)} entries ({form}), got {value!r}")
+        for i, (item, ref) in enumerate(zip(value, reference)):
+            _assert_entry(item, ref, rel, abs_tol, f"{what}[{i}]", form)
+    else:
+        assert value == reference, f"{what}: your value {value!r} is not {form}."
 
 
 def student_call(function, *args, what: str, **kwargs):

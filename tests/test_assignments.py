@@ -434,7 +434,8 @@ def test_the_assignments_page_holds_no_instructor_notes():
 
 #: Questions whose solution and hidden tests simulate (seconds per combination): the fast test
 #: checks a spread of their combinations, the slow one all of them.
-SIMULATING = {"q2_2"}
+SIMULATING = {"q2_2", *(f"q{q}_study" for q in ("2_5", "2_9", "2_11", "2_12", "2_13", "3_1",
+                                                  "3_2", "3_7", "3_11", "3_15"))}
 SPREAD = 2
 
 
@@ -736,3 +737,46 @@ def test_written_questions_are_variants_of_their_exercises(set_name):
         copied = verbatim_sentences(body, book) + verbatim_sentences(answer, book)
         assert not copied, f"{config['name']} repeats the book: {copied}"
     assert found, set_name
+
+
+# -- the simulation studies (assignments/set*/set*.md, q*_study): the numbers of the same study
+#    run with another parameter (the chapter's seed, another epsilon or instance) pasted as the
+#    reported numbers; each must lose its study's points, since they no longer match the study
+#    the grader re-runs ------------------------------------------------------------------------
+WRONG_ANSWERS["set2"] += [
+    ("q2_5_study",
+     "reported_2_5 = {key: rounded(value) for key, value in study_2_5.items()}",
+     "reported_2_5 = {'alg3': (59.3, 5.78), 'current_n': (52.5, 13.5), 'frozen': (66.0, 9.52)}"),
+    ("q2_9_study",
+     "reported_2_9 = {key: rounded(value) for key, value in study_2_9.items()}",
+     "reported_2_9 = {'max_mean_diff': 4.44e-16, 'DP-TS': (26.8, 2.32), 'Beta-TS': (24.1, 2.09)}"),
+    ("q2_11_study",
+     "reported_2_11 = {key: rounded(value) for key, value in study_2_11.items()}",
+     "reported_2_11 = {('max', 0.25): (3440.0, 0.0), ('sum', 0.25): (4710.0, 124.0), "
+     "('max', 1.0): (3130.0, 153.0), ('sum', 1.0): (3250.0, 177.0)}"),
+    ("q2_12_study",
+     "reported_2_12 = {key: rounded(value) for key, value in study_2_12.items()}",
+     "reported_2_12 = {'ln': (339.0, 9.16), 'log2': (382.0, 3.13)}"),
+    ("q2_13_study",
+     "reported_2_13 = {key: rounded(value) for key, value in study_2_13.items()}",
+     "reported_2_13 = {'0.0': (466.0, 24.4), '-inf': (466.0, 24.4), 'max_run_diff': 0.0}"),
+]
+WRONG_ANSWERS["set3"] += [
+    ("q3_1_study",
+     "reported_3_1 = {key: rounded(value) for key, value in study_3_1.items()}",
+     "reported_3_1 = {'best': 'Lazy-DP-TS', 'fraction': 0.382, 'margin': 4.01}"),
+    ("q3_2_study",
+     "reported_3_2 = {key: rounded(value) for key, value in study_3_2.items()}",
+     "reported_3_2 = {'Lazy-DP-TS': (555.0, 7.11), 'AdaP-KLUCB': (577.0, 5.14), "
+     "'DP-SE': (675.0, 0.0)}"),
+    ("q3_7_study",
+     "reported_3_7 = {key: rounded(value, 4) for key, value in study_3_7.items()}",
+     "reported_3_7 = {8: 5.282, 16: 5.29, 32: 5.34, 64: 5.396, 128: 5.442, 256: 5.453, "
+     "512: 5.428, 1024: 5.432, 2048: 5.526, 4096: 5.7}"),
+    ("q3_11_study",
+     "reported_3_11 = {key: rounded(value) for key, value in study_3_11.items()}",
+     "reported_3_11 = {'ratio_min': 1.0, 'ratio_max': 1170.0, 'departure': 1.76}"),
+    ("q3_15_study",
+     "reported_3_15 = {key: rounded(value) for key, value in study_3_15.items()}",
+     "reported_3_15 = {'correct': (0.668, 'consistent'), 'broken': (1.37, 'VIOLATED')}"),
+]

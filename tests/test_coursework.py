@@ -7,6 +7,7 @@ import pytest
 
 from dpolearn.coursework import (
     IDENTITY_VARIABLE,
+    assert_all_close,
     assert_close,
     draw,
     fingerprint,
@@ -111,3 +112,49 @@ def test_student_call_reports_the_students_exception_and_line():
     assert "return 1 / (k - k)" in message
     with pytest.raises(AssertionError, match="expected a function"):
         student_call(None, what="g()")
+
+
+STUDY = {"alg3": (61.83, 4.217), "frozen": (58.91, 3.904), "best": "Lazy-DP-TS", 8: 5.2817}
+
+
+def test_assert_all_close_accepts_numbers_rounded_to_three_figures():
+    reported = {"alg3": (61.8, 4.22), "frozen": [58.9, 3.9], "best": "Lazy-DP-TS", 8: 5.28}
+    assert_all_close(reported, STUDY, rel=5e-3, what="reported", form="your study's numbers")
+    assert_all_close({"gap": 0.0}, {"gap": 1e-16}, rel=5e-3, abs_tol=1e-12, what="r", form="f")
+
+
+@pytest.mark.parametrize(("reported", "shown", "where"), [
+    ({"alg3": (70.1, 4.22), "frozen": (58.9, 3.9), "best": "Lazy-DP-TS", 8: 5.28}, "70.1",
+     "reported['alg3'][0]"),
+    ({"alg3": (61.8, 4.22), "frozen": (58.9, 3.9), "best": "DP-SE", 8: 5.28}, "'DP-SE'",
+     "reported['best']"),
+    ({"alg3": (61.8,), "frozen": (58.9, 3.9), "best": "Lazy-DP-TS", 8: 5.28}, "(61.8,)",
+     "reported['alg3']: expected 2 entries"),
+    ({"alg3": (61.8, 4.22), "frozen": (58.9, 3.9), "best": "Lazy-DP-TS", 8: None}, "None",
+     "reported[8]: expected a number"),
+])
+def test_assert_all_close_names_the_entry_and_shows_the_students_value(reported, shown, where):
+    with pytest.raises(AssertionError) as info:
+        assert_all_close(reported, STUDY, rel=5e-3, what="reported", form="your study's numbers")
+    message = str(info.value)
+    assert where in message and shown in message, message
+    # never the expected value: neither the study's numbers nor its label
+    for hidden in ("61.83", "4.217", "58.91", "Lazy-DP-TS"):
+        assert hidden not in message or hidden in repr(reported), message
+
+
+def test_assert_all_close_checks_the_keys_and_the_kind():
+    with pytest.raises(AssertionError, match="your keys 'alg3' are not 'alg3', 'frozen'"):
+        assert_all_close({"alg3": 1.0}, {"alg3": 1.0, "frozen": 2.0}, rel=1e-9, what="s",
+                         form="f")
+    with pytest.raises(AssertionError, match="s: expected a dict"):
+        assert_all_close([1.0], {"alg3": 1.0}, rel=1e-9, what="s", form="f")
+
+
+def test_assert_all_close_rejects_bad_arguments():
+    with pytest.raises(TypeError, match="expected must be a dict"):
+        assert_all_close({}, [1.0], rel=1e-9, what="s", form="f")
+    with pytest.raises(TypeError, match="what and form"):
+        assert_all_close({}, {}, rel=1e-9, what=None, form="f")
+    with pytest.raises(ValueError, match="tolerance"):
+        assert_all_close({}, {}, what="s", form="f")

@@ -867,6 +867,9 @@ def _extend_from_live_modules():
 # coursework (the problem sets' checks), figure texts, the white-box checker, experiment settings
 _VARIANT = {"student": "alice", "set": "set1", "params": {}, "signature": "0"}
 CASES.update({
+    "dpolearn.coursework.assert_all_close": [
+        (lambda: dpl.coursework.assert_all_close({}, [1.0], rel=1e-9, what="q", form="f"),
+         TypeError, r"expected.*\[1.0\]")],
     "dpolearn.coursework.assert_close": [
         (lambda: dpl.coursework.assert_close(1.0, 1.0, rel=-1, what="q", form="a number"),
          ValueError, "tolerance.*rel=-1")],
