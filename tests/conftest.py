@@ -2,13 +2,13 @@
 
 The book build (``jupyter-book build . -W -n --keep-going --all --path-output _build/quick`` at
 ``DPOLEARN_SCALE=quick``, exactly ``make quick-book``) is the most expensive step of CI. The tests
-that read the build's pages (``test_book.py``, ``test_notebooks.py``, ``test_browser.py``, the
-page audit, the figures) request the ``quick_book`` fixture and sit in the xdist group "book"
-(``@pytest.mark.xdist_group("book")``); those that make something from the build (the site, the
-PDF, the student edition) sit in the group "site". With ``pytest -n 2 --dist loadgroup`` the two
-groups run on the two workers beside the package tests. The build is guarded by a file lock and
-a stamp that records the test run's id, so that it happens once per run: the first worker to
-need it builds, the other waits for it (or with ``-p no:xdist``, it happens once as well).
+that need it (the pages in the browser, the figures, the notebooks, the site, the PDF, the
+student edition) request the ``quick_book`` fixture and sit in one xdist group
+(``@pytest.mark.xdist_group("book")``), so with ``pytest -n 2 --dist loadgroup`` one worker builds
+and checks the book while the other runs the package tests, and each session fixture made from
+the build (the page audit, the site) is made once. The build is additionally guarded by a file
+lock and a stamp that records the test run's id, so that even without the group (or with
+``-p no:xdist``) it happens at most once per run.
 
 The student edition (``make student-book``: the book without solutions, see
 ``bookkit.editions``) is made from the quick build's executed notebooks (no second execution):
@@ -247,8 +247,8 @@ def _run_student_build() -> BookBuild:
 def student_book(quick_book) -> BookBuild:
     """The student edition (no solutions) of the quick build, made once per test run.
 
-    It shows the quick build's outputs (nothing is executed again); its tests sit in the "site"
-    xdist group.
+    It shows the quick build's outputs (nothing is executed again); its tests sit in the "book"
+    xdist group, on the worker that made the quick build.
     """
     STUDENT_LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(STUDENT_LOCK, "w") as lock:

@@ -372,7 +372,7 @@ def _page_text(path: Path) -> str:
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_student_site_and_notebooks_have_no_solution_text(student_book):
     _, fragments = book_solutions()
     notebooks = sorted((editions.STUDENT_OUT / "notebooks").glob("*.ipynb"))
@@ -387,7 +387,7 @@ def test_student_site_and_notebooks_have_no_solution_text(student_book):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_student_site_shows_every_exercise(student_book):
     """The same search finds the exercise prompts in the HTML (so it can see page text)."""
     from bs4 import BeautifulSoup
@@ -407,7 +407,7 @@ def test_student_site_shows_every_exercise(student_book):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_student_site_links_only_student_notebooks(student_book):
     from bs4 import BeautifulSoup
 
@@ -433,7 +433,7 @@ def test_student_site_links_only_student_notebooks(student_book):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_student_site_keeps_only_the_data_of_the_figures_it_shows(student_book, quick_book):
     """The student edition links the data of its figures; the data of the solutions' figures,
     which the public build wrote, is not on the student site."""

@@ -19,7 +19,7 @@ from bookkit import myst
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "primer"
 
-pytestmark = [pytest.mark.book, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
 
 # Markup that must never reach a printed page: MyST roles and directives, TeX sources.
 LEFTOVERS = [r"\{prf:", r"\{cite", r"\{ref\}", r"\{doc\}", r"\{eq\}", r"```\{", r"^:::",

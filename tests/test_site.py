@@ -53,7 +53,7 @@ PYTHONS = [Path(f"/root/.pyenv/versions/{v}/bin/python3") for v in ("3.13.0", "3
                                                                      "3.10.13")]
 DEPENDENCIES = ("numpy>=1.24", "scipy>=1.10", "matplotlib>=3.7")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
-book = [pytest.mark.book, pytest.mark.xdist_group("site")]
+book = [pytest.mark.book, pytest.mark.xdist_group("book")]
 
 
 # ------------------------------------------------------------------ the served site
@@ -128,7 +128,7 @@ def lychee(base: str, inputs: list[str], cwd: Path) -> subprocess.CompletedProce
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_no_broken_internal_link_or_anchor(site, tmp_path):
     base, folder, _ = site
     pages = html_pages(folder)
@@ -142,7 +142,7 @@ def test_no_broken_internal_link_or_anchor(site, tmp_path):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_the_link_check_sees_a_broken_anchor_and_a_missing_file(site, tmp_path):
     base, folder, _ = site
     probe = folder / "probe-broken-links.html"
@@ -194,7 +194,7 @@ def load_page(context, url: str, ready: str | None = None) -> list[str]:
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_every_page_loads_in_chromium_without_errors(site, browser):
     base, folder, _ = site
     found = {p: load_page(browser, base + p) for p in html_pages(folder)}
@@ -205,7 +205,7 @@ def test_every_page_loads_in_chromium_without_errors(site, browser):
 # ------------------------------------------------------------------ the package index
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_the_index_serves_this_version_with_hashes(site):
     base, folder, manifest = site
     assert manifest["version"] == VERSION and manifest["scale"] == "quick"
@@ -219,7 +219,7 @@ def test_the_index_serves_this_version_with_hashes(site):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_every_linked_notebook_installs_this_version_from_the_site(site):
     base, folder, manifest = site
     expected = m2n.install_source(f"{base}simple/", VERSION, manifest["dependency_index"])
@@ -262,7 +262,7 @@ def fresh_venv(where: Path, dependency_index: str) -> tuple[Path, list[str]]:
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_a_fresh_venv_runs_a_notebook_from_the_site(site, tmp_path):
     """Only Jupyter (nbclient, ipykernel) in the venv: the primer's first cell installs dpolearn
     from the served index, and the whole notebook runs. On the newest Python here (3.13) when
@@ -300,7 +300,7 @@ def test_a_fresh_venv_runs_a_notebook_from_the_site(site, tmp_path):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_pip_install_from_the_site_index(site, tmp_path):
     base, _, _ = site
     proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
@@ -313,7 +313,7 @@ def test_pip_install_from_the_site_index(site, tmp_path):
 # ------------------------------------------------------------------ the Lite edition
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_lite_serves_the_wheel_and_every_chapter_notebook(site):
     base, folder, manifest = site
     index = json.loads(urllib.request.urlopen(base + "lite/pypi/all.json").read())
@@ -331,7 +331,7 @@ def test_lite_serves_the_wheel_and_every_chapter_notebook(site):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_every_chapter_has_a_lite_launch(site):
     base, folder, manifest = site
     assert manifest["lite_launch_missing"] == []
@@ -344,7 +344,7 @@ def test_every_chapter_has_a_lite_launch(site):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_the_lite_notebook_page_loads_up_to_the_kernel_start(site, browser):
     """The JupyterLite app renders the primer with the Pyodide kernel selected; starting the
     kernel needs Pyodide from its CDN, which this machine cannot reach."""
@@ -392,7 +392,7 @@ def _outline_titles(reader: PdfReader) -> tuple[list[str], int]:
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_book_pdf_outline_has_every_chapter(book_pdf, site):
     _, folder, _ = site
     reader = PdfReader(book_pdf)
@@ -407,7 +407,7 @@ def test_book_pdf_outline_has_every_chapter(book_pdf, site):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_book_pdf_links_resolve_and_none_is_file(book_pdf):
     reader = PdfReader(book_pdf)
     pages = {p.indirect_reference.idnum for p in reader.pages}
@@ -430,7 +430,7 @@ def test_book_pdf_links_resolve_and_none_is_file(book_pdf):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_book_pdf_page_numbers_run_through_the_book(book_pdf):
     text = subprocess.run(["pdftotext", "-layout", str(book_pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
@@ -443,7 +443,7 @@ def test_book_pdf_page_numbers_run_through_the_book(book_pdf):
 
 
 @pytest.mark.book
-@pytest.mark.xdist_group("site")
+@pytest.mark.xdist_group("book")
 def test_one_pdf_per_page_of_the_book(site):
     _, folder, manifest = site
     expected = {f"pdf/{chapter_pdf_name(doc)}" for doc in toc_files()}
