@@ -318,19 +318,65 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 PAGE_AUDIT_REPORT = ROOT / "_build" / "page-audit-quick.json"
 
 
+def dependency_index() -> str:
+    """The index for the dependencies of the notebooks' install cell: PyPI, as a reader's
+    machine has it, when this machine reaches it; else the index this machine's pip is
+    configured with (e.g. a local mirror)."""
+    import urllib.request
+
+    from bookkit import notebook as m2n
+
+    try:
+        with urllib.request.urlopen(m2n.DEFAULT_DEPENDENCY_INDEX + "/numpy/", timeout=20):
+            return m2n.DEFAULT_DEPENDENCY_INDEX
+    except OSError:
+        pass
+    proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True,
+                          text=True)
+    for line in proc.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if key.endswith(("index-url", "extra-index-url")) and value.strip("'\" "):
+            return value.strip("'\" ").split()[0]
+    return m2n.DEFAULT_DEPENDENCY_INDEX
+
+
 @pytest.fixture(scope="session")
-def quick_book_audit(browser, quick_book) -> dict:
-    """The reader's audit (``bookkit.page_audit``) of every page of the quick build, page name
-    -> ``PageResult``: one pass of the browser over the site for the tests that look at the
-    pages (test_page_audit: every check; test_browser: the pages and screenshots; test_figures:
-    the shown widths of the figures). Screenshots go to ``_build/screenshots/``, the JSON
-    report to ``_build/page-audit-quick.json``."""
+def site(quick_book, tmp_path_factory):
+    """``make site`` at quick scale from the quick build, served on 127.0.0.1 for the whole run:
+    ``(base url, folder, manifest)``. The site is what a reader receives (the pages with their
+    launch links, the package index, the notebooks, Lite, the PDFs); the reader's audit
+    (:func:`site_audit`) reads its pages and test_site.py the rest."""
     from bookkit import page_audit
 
+    out = tmp_path_factory.mktemp("site") / "site"
+    out.mkdir()
+    with page_audit.serve(out) as base:      # the address is known before the site is made
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "bookkit.site", "--html",
+                               str(quick_book.html), "--out", str(out), "--scale", "quick",
+                               "--base-url", base, "--dependency-index", dependency_index()],
+                              cwd=ROOT, capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            pytest.fail("make site failed:\n" + proc.stdout[-3000:] + proc.stderr[-5000:],
+                        pytrace=False)
+        print(f"site assembled in {time.perf_counter() - start:.0f} s: {proc.stdout.strip()}")
+        yield base, out, json.loads((out / "release.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def site_audit(browser, site) -> dict:
+    """The reader's audit (``bookkit.page_audit``) of every page of the served site, page name
+    -> ``PageResult``: one pass of the browser for the tests that look at the pages
+    (test_page_audit: every check; test_browser: the pages and screenshots; test_site: no
+    console error or failed request; test_figures: the shown widths of the figures).
+    Screenshots go to ``_build/screenshots/``, the JSON report to
+    ``_build/page-audit-quick.json``."""
+    from bookkit import page_audit
+
+    base, folder, _ = site
     start = time.perf_counter()
-    with page_audit.serve(quick_book.html) as root:
-        results = page_audit.audit_site(browser, root, page_audit.site_pages(quick_book.html),
-                                        screenshots=SCREENSHOTS)
+    results = page_audit.audit_site(browser, base, page_audit.site_pages(folder),
+                                    screenshots=SCREENSHOTS)
     totals = page_audit.summarise(results)
     PAGE_AUDIT_REPORT.parent.mkdir(parents=True, exist_ok=True)
     PAGE_AUDIT_REPORT.write_text(json.dumps({"totals": totals,

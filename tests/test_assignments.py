@@ -42,6 +42,7 @@ import yaml
 
 from bookkit.assignments import exercise_numbers, question_blocks, question_configs
 from bookkit.expected_outputs import question_numbers
+from bookkit.grade import KERNEL_NEVER_STARTED
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
@@ -139,9 +140,13 @@ def _otter_run(submission: Path, set_name: str, out_dir: Path) -> dict[str, tupl
     """Grade one notebook with ``otter run``; return {question: (score, max_score)}."""
     out_dir.mkdir(parents=True, exist_ok=True)
     zip_path = OUT / set_name / f"{set_name}-autograder.zip"
-    proc = subprocess.run([str(BIN / "otter"), "run", "--no-logo", "-a", str(zip_path),
-                           "-o", str(out_dir), str(submission)],
-                          check=False, capture_output=True, text=True, timeout=600, cwd=out_dir)
+    for _ in range(2):          # a second try only for a kernel that never started
+        proc = subprocess.run([str(BIN / "otter"), "run", "--no-logo", "-a", str(zip_path),
+                               "-o", str(out_dir), str(submission)],
+                              check=False, capture_output=True, text=True, timeout=600,
+                              cwd=out_dir)
+        if proc.returncode == 0 or KERNEL_NEVER_STARTED not in proc.stderr:
+            break
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads((out_dir / "results.json").read_text())
     return {t["name"]: (t["score"], t["max_score"]) for t in results["tests"]

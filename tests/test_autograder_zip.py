@@ -60,11 +60,16 @@ def test_zip_grades_in_a_fresh_environment_built_from_its_own_requirements(tmp_p
     assert f"python={sys.version_info.major}.{sys.version_info.minor}" in environment
     assert wheels[0] in environment and "requirements.txt" in environment
     env_dir = tmp_path / "fresh"
-    venv.create(env_dir, with_pip=True, clear=True)    # no system site-packages
     python_bin = env_dir / "bin" / "python"
-    proc = subprocess.run([str(python_bin), "-m", "pip", "install", "--quiet", "-r",
-                           str(unpacked / "requirements.txt"), str(unpacked / wheels[0])],
-                          capture_output=True, text=True, timeout=1800)
+    requirements = ["-r", str(unpacked / "requirements.txt"), str(unpacked / wheels[0])]
+    uv = Path(sys.executable).with_name("uv")
+    if uv.exists():          # the same pinned set as pip would install, in a fraction of the time
+        venv.create(env_dir, with_pip=False, clear=True)    # no system site-packages
+        command = [str(uv), "pip", "install", "--quiet", "--python", str(python_bin), *requirements]
+    else:
+        venv.create(env_dir, with_pip=True, clear=True)
+        command = [str(python_bin), "-m", "pip", "install", "--quiet", *requirements]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     auto = {c["name"]: c["points"] for c in question_configs("set1") if not c["manual"]}
     solution = _grade(python_bin, zip_path, out / "set1" / "instructor" / "set1-solution.ipynb",

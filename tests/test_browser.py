@@ -1,8 +1,9 @@
 """Real-browser test of the built book (Debian chromium driven by Playwright).
 
-The quick build (``_build/quick/_build/html``) is served on 127.0.0.1 and every page of
-``_toc.yml`` is opened in headless Chromium by the reader's audit (``bookkit.page_audit``, run
-once for all the tests that look at pages: conftest's ``quick_book_audit``). What it checks is
+The site made from the quick build (``make site`` at quick scale: the pages as a reader receives
+them) is served on 127.0.0.1 and every page of ``_toc.yml`` is opened in headless Chromium by
+the reader's audit (``bookkit.page_audit``, run once for all the tests that look at pages:
+conftest's ``site_audit``). What it checks is
 listed in that module: no console error or uncaught exception from our own pages, no request
 leaving the machine, math typeset, every image loaded and described, no traceback outside cells
 tagged ``raises-exception``, every widget rendered, no unresolved reference ("??"), nothing
@@ -139,16 +140,16 @@ def check_search(context, site: Site, term: str, screenshot: Path | None) -> lis
 
 # ------------------------------------------------------------------ tests
 
-def test_every_page_in_a_real_browser(quick_book_audit, quick_book, browser):
+def test_every_page_in_a_real_browser(site_audit, quick_book, browser):
     """Every page of the table of contents was opened (the reader's audit, conftest's
-    ``quick_book_audit``, one pass over the site), shows no problem and has its screenshot;
+    ``site_audit``, one pass over the served site), shows no problem and has its screenshot;
     the search page finds "Laplace"."""
     pages = [f"{doc}.html" for doc in toc_files()]
-    assert set(pages) <= set(quick_book_audit), set(pages) - set(quick_book_audit)
+    assert set(pages) <= set(site_audit), set(pages) - set(site_audit)
     assert all((SCREENSHOTS / (p.replace('/', '__').replace('.html', '') + ".png")).exists()
                for p in pages)
-    bad = "\n".join(f"{p}:\n  - " + "\n  - ".join(quick_book_audit[p].problems)
-                    for p in pages if quick_book_audit[p].problems)
+    bad = "\n".join(f"{p}:\n  - " + "\n  - ".join(site_audit[p].problems)
+                    for p in pages if site_audit[p].problems)
     site, stop = serve(quick_book.html)
     try:
         search = check_search(browser, site, "Laplace", SCREENSHOTS / "search.png")

@@ -830,15 +830,15 @@ def test_the_quick_build_audited_every_figure_of_every_page_and_all_pass(quick_b
 
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
-def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(quick_book_audit):
+def test_every_figure_is_shown_at_its_own_width_in_a_1280_px_window(site_audit):
     """Headless Chromium at a 1280 px window (the reader's audit of conftest's
-    ``quick_book_audit``, which measures every image of the cells' outputs after opening every
+    ``site_audit``, which measures every image of the cells' outputs after opening every
     box): each image, widget drawings included, is shown ``min(PNG width, width of its place)``
     CSS pixels wide, the place's width being ``figure_audit.available_width_px`` (captioned or
     not, in a box or not, a widget's drawing or not): the display model with which the build's
     audit turns each figure's font sizes into shown sizes."""
     wrong, n_images = [], 0
-    for name, result in sorted(quick_book_audit.items()):
+    for name, result in sorted(site_audit.items()):
         if not name.startswith("book/"):
             continue
         for img in result.shown_images:

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from bookkit.assignments import personalise, variant_spec
-from bookkit.grade import sandbox_available
+from bookkit.grade import KERNEL_NEVER_STARTED, sandbox_available
 from dpolearn.coursework import make_variant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,3 +240,28 @@ def test_sets_2_and_3_grade_the_students_own_parameters(graded_sets_2_and_3, set
     assert parameterised, f"{set_name} has questions drawn per student"
     for q in points:
         assert float(grace[q]) == (0 if q in parameterised else points[q]), (q, grace)
+
+
+@pytest.mark.parametrize("failure, runs", [(KERNEL_NEVER_STARTED, 2), ("ZeroDivisionError", 1)])
+def test_only_a_kernel_that_never_started_is_run_again(tmp_path, monkeypatch, failure, runs):
+    """A kernel that died before its first reply (no cell of the submission had run) is started
+    once more; any other failed run is the submission's own result."""
+    from bookkit import grade
+
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), subs / "alice.ipynb")
+    zip_path = tmp_path / "set1-autograder.zip"
+    zip_path.write_bytes(b"")
+    calls = []
+
+    def run_one(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            return "error (exit 1)", {}, f"Traceback ...\nRuntimeError: {failure}\n"
+        return "graded", {"tests": [{"name": "q1_3", "score": 4.0, "max_score": 4.0}]}, ""
+
+    monkeypatch.setattr(grade, "run_one", run_one)
+    [result] = grade.grade_folder(subs, "set1", zip_path, tmp_path / "graded")
+    assert len(calls) == runs
+    assert result.run == ("graded" if runs == 2 else "error (exit 1)")

