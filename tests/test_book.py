@@ -7,6 +7,7 @@ notebooks it leaves; nothing here executes a notebook again.
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -29,7 +30,9 @@ pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
 RAISES = "raises-exception"
 
 
+@functools.lru_cache(maxsize=128)
 def _soup(path: Path) -> BeautifulSoup:
+    """The parsed page, parsed once for all the tests of this module (which only read it)."""
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
