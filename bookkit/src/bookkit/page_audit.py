@@ -280,6 +280,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser or link checker that closes a connection early: not the site's fault.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(directory) -> Iterator[str]:
     """Serve ``directory`` on 127.0.0.1 (a free port) in a thread; yields the root URL."""
@@ -287,7 +294,7 @@ def serve(directory) -> Iterator[str]:
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder, got {str(directory)!r}")
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
