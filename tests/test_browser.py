@@ -13,7 +13,7 @@ passed, its full-page screenshot is in ``_build/screenshots/``, and the search p
 ``tests/browser_fixture`` on each planted problem and pass its good page: the test of the test.
 
 This module also provides the browser (:func:`open_browser`, conftest's ``browser`` fixture)
-and a local server (:func:`serve`) for the other browser tests.
+for the other browser tests; the local server is ``bookkit.page_audit.serve``.
 
 Chromium comes from Debian (``apt-get install chromium``; ``make test`` installs it). Without it,
 the test is skipped with a message saying it was NOT run, except in CI (``CI=true``), where a
@@ -21,13 +21,9 @@ missing browser is a failure.
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
 import tempfile
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,7 +42,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 WAIT_MS = 20_000          # per wait (MathJax, widgets, images, search results)
 
 
-# ------------------------------------------------------------------ browser and server
+# ------------------------------------------------------------------ the browser
 
 def _not_available(reason: str):
     if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
@@ -90,40 +86,16 @@ def open_browser():
             context.close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@dataclass
-class Site:
-    root: str
-    directory: Path
-
-
-def serve(directory: Path):
-    """Serve ``directory`` on 127.0.0.1 (a free port) in a thread; returns (Site, stop)."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-
-    def stop():
-        server.shutdown()
-        server.server_close()
-    return Site(f"http://127.0.0.1:{server.server_address[1]}/", directory), stop
-
-
 # ------------------------------------------------------------------ the search page
 
-def check_search(context, site: Site, term: str, screenshot: Path | None) -> list[str]:
-    """The search page, queried for ``term``, must list at least one result; returns the
-    problems."""
+def check_search(context, root: str, term: str, screenshot: Path | None) -> list[str]:
+    """The search page of the site served at ``root``, queried for ``term``, must list at least
+    one result; returns the problems."""
     problems = []
     page = context.new_page()
     page.on("pageerror", lambda exc: problems.append(f"uncaught exception: {exc}"))
     try:
-        page.goto(f"{site.root}search.html?q={term}", wait_until="load", timeout=WAIT_MS)
+        page.goto(f"{root}search.html?q={term}", wait_until="load", timeout=WAIT_MS)
         try:
             page.wait_for_selector("#search-results ul.search li", timeout=WAIT_MS)
         except Exception:
@@ -140,7 +112,7 @@ def check_search(context, site: Site, term: str, screenshot: Path | None) -> lis
 
 # ------------------------------------------------------------------ tests
 
-def test_every_page_in_a_real_browser(site_audit, quick_book, browser):
+def test_every_page_in_a_real_browser(site_audit, site, browser):
     """Every page of the table of contents was opened (the reader's audit, conftest's
     ``site_audit``, one pass over the served site), shows no problem and has its screenshot;
     the search page finds "Laplace"."""
@@ -150,11 +122,7 @@ def test_every_page_in_a_real_browser(site_audit, quick_book, browser):
                for p in pages)
     bad = "\n".join(f"{p}:\n  - " + "\n  - ".join(site_audit[p].problems)
                     for p in pages if site_audit[p].problems)
-    site, stop = serve(quick_book.html)
-    try:
-        search = check_search(browser, site, "Laplace", SCREENSHOTS / "search.png")
-    finally:
-        stop()
+    search = check_search(browser, site[0], "Laplace", SCREENSHOTS / "search.png")
     assert not bad and not search, "problems a reader would see:\n" + bad + "\n".join(search)
 
 
