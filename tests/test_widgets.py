@@ -15,9 +15,9 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
-from test_browser import serve  # noqa: E402  (a local server; the browser fixture is conftest's)
 
 from bookkit import figures as figure_audit  # noqa: E402
+from bookkit import page_audit  # noqa: E402
 from dpolearn import plotting, widgets  # noqa: E402
 
 
@@ -238,51 +238,50 @@ def test_the_browser_check_moves_every_control_and_sees_the_image_change(browser
                                  slope=widgets.Slider([0.5, 1.0, 2.0], value=1.0))
     frozen.images = [frozen.images[1]] * 3                     # every setting the same image
     (tmp_path / "frozen.html").write_text(_page_with(frozen._repr_html_()), encoding="utf-8")
-    site, stop = serve(tmp_path)
-    page = browser.new_page()
-    try:
-        page.goto(site.root + "good.html")
-        before = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
-        assert before["src"] == page.locator("figure img").get_attribute("src")  # left loading
-        assert "setting:" in before["alt"]
-        assert check_static_widgets(page) == ([], 1)
-        (tmp_path / "alone.html").write_text(
-            f"<!doctype html><html><body>{good._repr_html_()}</body></html>", encoding="utf-8")
-        page.goto(site.root + "alone.html")        # the figure it drives is not on the page
-        problems, n = check_static_widgets(page)
-        assert n == 1 and len(problems) == 1 and "no figure 'fig-test-line'" in problems[0]
-        shown = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
-        assert shown["loaded"] and "setting:" in shown["alt"]      # its own image instead
-        page.goto(site.root + "frozen.html")
-        problems, n = check_static_widgets(page)
-        assert n == 1 and any("did not change the image" in p for p in problems)
-    finally:
-        page.close()
-        stop()
+    with page_audit.serve(tmp_path) as root:
+        page = browser.new_page()
+        try:
+            page.goto(root + "good.html")
+            before = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
+            assert before["src"] == page.locator("figure img").get_attribute("src")  # left loading
+            assert "setting:" in before["alt"]
+            assert check_static_widgets(page) == ([], 1)
+            (tmp_path / "alone.html").write_text(
+                f"<!doctype html><html><body>{good._repr_html_()}</body></html>", encoding="utf-8")
+            page.goto(root + "alone.html")        # the figure it drives is not on the page
+            problems, n = check_static_widgets(page)
+            assert n == 1 and len(problems) == 1 and "no figure 'fig-test-line'" in problems[0]
+            shown = page.evaluate(_IMAGE_JS, page.locator("div.dpl-widget").get_attribute("id"))
+            assert shown["loaded"] and "setting:" in shown["alt"]      # its own image instead
+            page.goto(root + "frozen.html")
+            problems, n = check_static_widgets(page)
+            assert n == 1 and any("did not change the image" in p for p in problems)
+        finally:
+            page.close()
 
 
 @pytest.mark.book
 @pytest.mark.xdist_group("book")
 def test_every_widget_changes_its_image_on_the_static_page_and_no_figure_is_shown_twice(
         quick_book, browser):
-    site, stop = serve(quick_book.html)
-    page = browser.new_page()
     found, problems = {}, []
-    try:
-        for path in sorted(quick_book.html.glob("book/*.html")):
-            if "dpl-widget" not in path.read_text(encoding="utf-8"):
-                continue
-            page.goto(site.root + f"book/{path.name}")
-            page_problems, n = check_static_widgets(page)
-            found[path.stem] = n
-            problems += [f"{path.stem}: {p}" for p in page_problems]
-            problems += [f"{path.stem}: image {src} shown twice"
-                         for src in _duplicate_images(page)]
-            if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
-                problems.append(f"{path.stem}: an ipywidgets view, which cannot run on the site")
-    finally:
-        page.close()
-        stop()
+    with page_audit.serve(quick_book.html) as root:
+        page = browser.new_page()
+        try:
+            for path in sorted(quick_book.html.glob("book/*.html")):
+                if "dpl-widget" not in path.read_text(encoding="utf-8"):
+                    continue
+                page.goto(root + f"book/{path.name}")
+                page_problems, n = check_static_widgets(page)
+                found[path.stem] = n
+                problems += [f"{path.stem}: {p}" for p in page_problems]
+                problems += [f"{path.stem}: image {src} shown twice"
+                             for src in _duplicate_images(page)]
+                if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
+                    problems.append(f"{path.stem}: an ipywidgets view, which cannot run on the "
+                                    "site")
+        finally:
+            page.close()
     assert problems == []
     # the widgets of the book: six in the first half, and lower_bounds, auditing, comparison
     assert set(found) >= {"dp_primer", "private_ts", "continual_release", "gdp", "gdp_ts_ucb",
